@@ -1,0 +1,65 @@
+import type { Command } from "commander";
+import type { Model } from "../../core/catalog.ts";
+import { formatUsd, parseUsd } from "../../core/money.ts";
+import type { ModelChange } from "../../core/store.ts";
+import { withStore } from "../context.ts";
+import { CliError, printRecords, printResult, type Output } from "../output.ts";
+
+const view = (m: Model) => ({
+  id: m.id,
+  provider: m.provider,
+  category: m.category,
+  contextWindow: m.contextWindow,
+  inputPerMillionUsd: formatUsd(m.inputPerMTok, 4),
+  outputPerMillionUsd: formatUsd(m.outputPerMTok, 4),
+  upstreamModel: m.upstreamModel,
+  maxOutputTokens: m.maxOutputTokens,
+  enabled: m.enabled,
+});
+
+const usdOption = (flag: string, raw: string) => {
+  const value = parseUsd(raw);
+  if (value === null || value < 0n) throw new CliError(`${flag} must be a non-negative USD amount (got "${raw}")`);
+  return value;
+};
+
+export function registerModels(program: Command, output: () => Output): void {
+  const models = program.command("models").description("the model catalog: list, enable, disable, price");
+
+  models
+    .command("list")
+    .description("list every catalog model, enabled or not")
+    .action(async () =>
+      withStore({}, async ({ store }) => {
+        const all = (await store.listModels({ includeDisabled: true })).map(view);
+        printRecords(output(), all, {
+          model: (m) => m.id,
+          provider: (m) => m.provider,
+          category: (m) => m.category,
+          context: (m) => m.contextWindow,
+          "input $/1M": (m) => m.inputPerMillionUsd,
+          "output $/1M": (m) => m.outputPerMillionUsd,
+          "max output": (m) => m.maxOutputTokens,
+          enabled: (m) => (m.enabled ? "yes" : "no"),
+        });
+      }),
+    );
+
+  const change = async (id: string, patch: ModelChange, verb: string) =>
+    withStore({}, async ({ store }) => {
+      const model = await store.updateModel(id, patch);
+      if (!model) throw new CliError(`no model "${id}" in the catalog (see: gateway models list)`);
+      printResult(output(), view(model), `${model.id} ${verb}`);
+    });
+
+  models.command("enable <id>").description("serve a model again").action((id: string) => change(id, { enabled: true }, "enabled"));
+  models.command("disable <id>").description("stop serving a model (chat answers 400)").action((id: string) => change(id, { enabled: false }, "disabled"));
+  models
+    .command("set-price <id>")
+    .description("set the sell prices in USD per million tokens")
+    .requiredOption("--input <usd>", "USD per 1M input tokens")
+    .requiredOption("--output <usd>", "USD per 1M output tokens")
+    .action((id: string, opts: { input: string; output: string }) =>
+      change(id, { inputPerMTok: usdOption("--input", opts.input), outputPerMTok: usdOption("--output", opts.output) }, "repriced"),
+    );
+}

@@ -1,0 +1,23 @@
+import { loadConfig, type Config, type ConfigOverrides } from "../config.ts";
+import type { Store } from "../core/store.ts";
+import { openDatabase, type Database } from "../db/database.ts";
+import { migrate } from "../db/migrate.ts";
+import { createStore } from "../db/store/index.ts";
+
+export interface CliContext {
+  config: Config;
+  db: Database;
+  store: Store;
+}
+
+/** Opens the configured database, brings its schema up to date and hands `fn` the store. */
+export async function withStore<T>(overrides: ConfigOverrides, fn: (ctx: CliContext) => Promise<T>): Promise<T> {
+  const config = loadConfig(process.env, overrides);
+  const db = openDatabase(config.databaseUrl);
+  try {
+    await migrate(db);
+    return await fn({ config, db, store: createStore(db) });
+  } finally {
+    await db.close();
+  }
+}

@@ -1,0 +1,43 @@
+import { Command, CommanderError } from "commander";
+import { ConfigError } from "../config.ts";
+import { registerModels } from "./commands/models.ts";
+import { registerServer } from "./commands/server.ts";
+import { CliError, type Output } from "./output.ts";
+
+export function buildProgram(): Command {
+  const program = new Command("gateway")
+    .description("Prepaid-credit gateway for chat-completion models: HTTP server and admin CLI")
+    .option("--json", "machine-readable JSON output")
+    .showHelpAfterError()
+    .exitOverride();
+  const output = (): Output => ({ json: Boolean(program.opts().json) });
+  registerServer(program, output);
+  registerModels(program, output);
+  // --json is accepted after the subcommand too: `gateway models list --json`.
+  for (const command of allCommands(program)) command.option("--json", "machine-readable JSON output");
+  program.hook("preAction", (_root, action) => {
+    if (action.opts().json) program.setOptionValue("json", true);
+  });
+  return program;
+}
+
+function allCommands(command: Command): Command[] {
+  return command.commands.flatMap((c) => [c, ...allCommands(c)]);
+}
+
+/** Runs the CLI and returns the process exit code. */
+export async function runCli(argv: string[]): Promise<number> {
+  const program = buildProgram();
+  try {
+    await program.parseAsync(argv, { from: "user" });
+    return 0;
+  } catch (error) {
+    if (error instanceof CommanderError) return error.exitCode;
+    if (error instanceof CliError || error instanceof ConfigError) {
+      console.error(`error: ${error.message}`);
+      return error instanceof CliError ? error.exitCode : 2;
+    }
+    console.error(`error: ${(error as Error).message ?? String(error)}`);
+    return 1;
+  }
+}

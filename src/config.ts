@@ -1,0 +1,146 @@
+import { PROVIDERS, type Provider } from "./core/catalog.ts";
+import { parseUsd, type Nanos } from "./core/money.ts";
+import { PACK_IDS, type PackId } from "./core/packs.ts";
+
+export interface ProviderConfig {
+  baseUrl: string;
+  apiKey: string | undefined;
+}
+
+/** Everything the gateway reads from its environment, validated once at start-up. */
+export interface Config {
+  databaseUrl: string;
+  port: number;
+  host: string;
+  /** Mount prefix such as "/api", or "" for none. */
+  basePath: string;
+  publicUrl: string;
+  dashboardUrl: string;
+  providers: Record<Provider, ProviderConfig>;
+  providerTimeoutMs: number;
+  stripe: {
+    secretKey: string | undefined;
+    webhookSecret: string | undefined;
+    apiBase: string | undefined;
+    prices: Record<PackId, string | undefined>;
+  };
+  purchaseCapacity: Nanos | null;
+  freeCredits: Nanos;
+  freeCreditsPerIpPerDay: number;
+  smtpUrl: string | undefined;
+  alertFrom: string;
+  estimatorModel: string | undefined;
+  trustProxy: boolean;
+  /** How long a reservation stays valid without its request finishing; a crashed process's are swept after it. */
+  reservationLeaseMs: number;
+  sweepIntervalMs: number;
+  maxConcurrentRequestsPerAccount: number;
+}
+
+export class ConfigError extends Error {
+  override name = "ConfigError";
+}
+
+const DEFAULT_PROVIDER_URLS: Record<Provider, string> = {
+  openai: "https://api.openai.com/v1",
+  deepseek: "https://api.deepseek.com/v1",
+  moonshot: "https://api.moonshot.ai/v1",
+  xai: "https://api.x.ai/v1",
+  meta: "https://api.llama.com/compat/v1",
+};
+
+type Env = Record<string, string | undefined>;
+
+export interface ConfigOverrides {
+  port?: number;
+  host?: string;
+  databaseUrl?: string;
+}
+
+export function loadConfig(env: Env = process.env, overrides: ConfigOverrides = {}): Config {
+  const read = (name: string): string | undefined => {
+    const value = env[name]?.trim();
+    return value === undefined || value === "" ? undefined : value;
+  };
+  const integer = (name: string, fallback: number, min: number, max: number): number => {
+    const raw = read(name);
+    if (raw === undefined) return fallback;
+    const value = Number(raw);
+    if (!Number.isInteger(value) || value < min || value > max) {
+      throw new ConfigError(`${name} must be a whole number from ${min} to ${max} (got "${raw}")`);
+    }
+    return value;
+  };
+  const usd = (name: string, fallback: string | null): Nanos | null => {
+    const raw = read(name) ?? fallback;
+    if (raw === null) return null;
+    const value = parseUsd(raw);
+    if (value === null || value < 0n) throw new ConfigError(`${name} must be a non-negative USD amount (got "${raw}")`);
+    return value;
+  };
+  const flag = (name: string): boolean => ["1", "true", "yes", "on"].includes((read(name) ?? "").toLowerCase());
+  const url = (name: string, fallback: string): string => {
+    const raw = read(name) ?? fallback;
+    try {
+      new URL(raw);
+    } catch {
+      throw new ConfigError(`${name} must be an absolute URL (got "${raw}")`);
+    }
+    return raw.replace(/\/+$/, "");
+  };
+
+  const port = overrides.port ?? integer("PORT", 3000, 0, 65535);
+  const host = overrides.host ?? read("HOST") ?? "127.0.0.1";
+  const basePath = normalizeBasePath(read("BASE_PATH"));
+  const publicUrl = url("PUBLIC_URL", `http://${host.includes(":") ? `[${host}]` : host}:${port}`);
+  const databaseUrl = overrides.databaseUrl ?? read("DATABASE_URL") ?? "sqlite:./data/gateway.db";
+  if (!/^(sqlite:|postgres(ql)?:\/\/)/.test(databaseUrl)) {
+    throw new ConfigError(`DATABASE_URL must be sqlite:<path> or postgres://… (got "${databaseUrl.split(":")[0]}:…")`);
+  }
+
+  const providers = Object.fromEntries(
+    PROVIDERS.map((p) => {
+      const prefix = p.toUpperCase();
+      return [p, { baseUrl: url(`${prefix}_BASE_URL`, DEFAULT_PROVIDER_URLS[p]), apiKey: read(`${prefix}_API_KEY`) }];
+    }),
+  ) as Record<Provider, ProviderConfig>;
+
+  const prices = Object.fromEntries(PACK_IDS.map((id) => [id, read(`STRIPE_PRICE_${id.toUpperCase()}`)])) as Record<
+    PackId,
+    string | undefined
+  >;
+
+  return {
+    databaseUrl,
+    port,
+    host,
+    basePath,
+    publicUrl,
+    dashboardUrl: url("DASHBOARD_URL", `${publicUrl}${basePath}/dashboard`),
+    providers,
+    providerTimeoutMs: integer("PROVIDER_TIMEOUT_MS", 120_000, 1, 3_600_000),
+    stripe: {
+      secretKey: read("STRIPE_SECRET_KEY"),
+      webhookSecret: read("STRIPE_WEBHOOK_SECRET"),
+      apiBase: read("STRIPE_API_BASE") === undefined ? undefined : url("STRIPE_API_BASE", ""),
+      prices,
+    },
+    purchaseCapacity: usd("PURCHASE_CAPACITY_USD", null),
+    freeCredits: usd("FREE_CREDITS_USD", "5") as Nanos,
+    freeCreditsPerIpPerDay: integer("FREE_CREDITS_PER_IP_PER_DAY", 3, 0, 1_000_000),
+    smtpUrl: read("SMTP_URL"),
+    alertFrom: read("ALERT_FROM") ?? "gateway@localhost",
+    estimatorModel: read("ESTIMATOR_MODEL"),
+    trustProxy: flag("TRUST_PROXY"),
+    reservationLeaseMs: integer("RESERVATION_LEASE_MS", 300_000, 1_000, 86_400_000),
+    sweepIntervalMs: integer("SWEEP_INTERVAL_MS", 30_000, 100, 3_600_000),
+    maxConcurrentRequestsPerAccount: integer("MAX_CONCURRENT_REQUESTS", 3, 1, 10_000),
+  };
+}
+
+function normalizeBasePath(raw: string | undefined): string {
+  if (raw === undefined || raw === "/") return "";
+  const path = `/${raw.replace(/^\/+|\/+$/g, "")}`;
+  if (!/^(\/[A-Za-z0-9._~-]+)+$/.test(path)) throw new ConfigError(`BASE_PATH must be a path such as /api (got "${raw}")`);
+  return path;
+}

@@ -1,0 +1,67 @@
+/** Every failure the gateway reports, by kind. The HTTP status and chat error type follow from the kind alone. */
+const KINDS = {
+  invalid_request_error: { status: 400, type: "invalid_request_error" },
+  payload_too_large: { status: 413, type: "invalid_request_error" },
+  method_not_allowed: { status: 405, type: "invalid_request_error" },
+  authentication_error: { status: 401, type: "authentication_error" },
+  insufficient_credits: { status: 402, type: "insufficient_credits" },
+  permission_error: { status: 403, type: "permission_error" },
+  not_found: { status: 404, type: "not_found_error" },
+  conflict: { status: 409, type: "conflict_error" },
+  rate_limit_error: { status: 429, type: "rate_limit_error" },
+  internal: { status: 500, type: "api_error" },
+  provider_error: { status: 502, type: "provider_error" },
+  unavailable: { status: 503, type: "service_unavailable_error" },
+  timeout: { status: 504, type: "timeout_error" },
+} as const satisfies Record<string, { status: number; type: string }>;
+
+export type ErrorKind = keyof typeof KINDS;
+
+export class AppError extends Error {
+  readonly kind: ErrorKind;
+  /** Seconds a client should wait before retrying; sent as `Retry-After`. */
+  readonly retryAfterSeconds: number | undefined;
+
+  constructor(kind: ErrorKind, message: string, options: { retryAfterSeconds?: number } = {}) {
+    super(message);
+    this.name = "AppError";
+    this.kind = kind;
+    this.retryAfterSeconds = options.retryAfterSeconds;
+  }
+
+  get status(): number {
+    return KINDS[this.kind].status;
+  }
+
+  /** The `type` of the chat error body, `{ error: { message, type, code } }`. */
+  get chatType(): string {
+    return KINDS[this.kind].type;
+  }
+}
+
+export const isAppError = (error: unknown): error is AppError => error instanceof AppError;
+
+/** Texts the spec fixes word for word. */
+export const MESSAGES = {
+  unauthorized: "Unauthorized",
+  forbidden: "Forbidden",
+  userNotFound: "User not found",
+  accountNotFound: "Account not found",
+  keyNotFound: "Key not found",
+  keyNotFoundOrRevoked: "Key not found or already revoked",
+  keyForbidden: "Forbidden or key not found",
+  keyRateLimited: "rate_limit_exceeded",
+  invalidPack: "Invalid pack ID",
+  capacityExhausted: "capacity_exhausted",
+  packNotConfigured: "This pack is not yet configured. Please contact support.",
+  checkoutFailed: "Failed to create checkout session. Please try again.",
+  exportFailed: "Failed to export usage",
+  estimatorMessagesRequired: "Invalid request: messages array required",
+  estimatorTooLong: "Maximum conversation length reached",
+  estimatorInvalidItem: "Invalid message item",
+  estimatorInvalidRole: "Invalid message role",
+  estimatorInvalidContent: "Invalid message content",
+  estimatorRateLimited: "Too many requests. Please try again later.",
+  estimatorTimedOut: "Estimator timed out",
+  internal: "Internal server error",
+} as const;

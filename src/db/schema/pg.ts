@@ -1,0 +1,155 @@
+// The data model for Postgres. src/db/schema/sqlite.ts declares the same tables and columns for
+// SQLite; keep the two in step. Money is integer nano-USD, times are epoch milliseconds,
+// flags are 0/1 integers, so that one set of SQL statements serves both dialects.
+import { bigint as int8, index, pgTable, primaryKey, text, uniqueIndex } from "drizzle-orm/pg-core";
+
+const bigint = (name: string) => int8(name, { mode: "number" });
+
+export const accounts = pgTable("accounts", {
+  id: text("id").primaryKey(),
+  email: text("email").notNull(),
+  passwordHash: text("password_hash"),
+  createdAt: bigint("created_at").notNull(),
+  balanceNanos: bigint("balance_nanos").notNull().default(0),
+  reservedNanos: bigint("reserved_nanos").notNull().default(0),
+  inflight: bigint("inflight").notNull().default(0),
+  alertThresholdNanos: bigint("alert_threshold_nanos"),
+  alertArmed: bigint("alert_armed").notNull().default(1),
+  spendLimitNanos: bigint("spend_limit_nanos"),
+  bannedAt: bigint("banned_at"),
+  deletedAt: bigint("deleted_at"),
+}, (t) => [uniqueIndex("accounts_email_unique").on(t.email)]);
+
+export const ledgerEntries = pgTable("ledger_entries", {
+  id: text("id").primaryKey(),
+  accountId: text("account_id").notNull(),
+  kind: text("kind").notNull(),
+  amountNanos: bigint("amount_nanos").notNull(),
+  idempotencyKey: text("idempotency_key"),
+  note: text("note"),
+  createdAt: bigint("created_at").notNull(),
+}, (t) => [
+  index("ledger_entries_account_idx").on(t.accountId, t.createdAt),
+  uniqueIndex("ledger_entries_idempotency_unique").on(t.idempotencyKey),
+]);
+
+export const apiKeys = pgTable("api_keys", {
+  id: text("id").primaryKey(),
+  accountId: text("account_id").notNull(),
+  name: text("name").notNull(),
+  prefix: text("prefix").notNull(),
+  hash: text("hash").notNull(),
+  origin: text("origin").notNull(),
+  createdAt: bigint("created_at").notNull(),
+  lastUsedAt: bigint("last_used_at"),
+  expiresAt: bigint("expires_at"),
+  revokedAt: bigint("revoked_at"),
+  creditLimitNanos: bigint("credit_limit_nanos"),
+  usdPerHourNanos: bigint("usd_per_hour_nanos"),
+  requestsPerHour: bigint("requests_per_hour"),
+  totalRequests: bigint("total_requests").notNull().default(0),
+  totalSpendNanos: bigint("total_spend_nanos").notNull().default(0),
+}, (t) => [
+  uniqueIndex("api_keys_hash_unique").on(t.hash),
+  index("api_keys_account_idx").on(t.accountId, t.createdAt),
+]);
+
+export const reservations = pgTable("reservations", {
+  id: text("id").primaryKey(),
+  accountId: text("account_id").notNull(),
+  keyId: text("key_id").notNull(),
+  model: text("model").notNull(),
+  requestedModel: text("requested_model").notNull(),
+  amountNanos: bigint("amount_nanos").notNull(),
+  createdAt: bigint("created_at").notNull(),
+  leaseExpiresAt: bigint("lease_expires_at").notNull(),
+}, (t) => [index("reservations_lease_idx").on(t.leaseExpiresAt)]);
+
+export const usageLogs = pgTable("usage_logs", {
+  id: text("id").primaryKey(),
+  accountId: text("account_id").notNull(),
+  keyId: text("key_id"),
+  createdAt: bigint("created_at").notNull(),
+  model: text("model").notNull(),
+  requestedModel: text("requested_model").notNull(),
+  promptTokens: bigint("prompt_tokens").notNull(),
+  completionTokens: bigint("completion_tokens").notNull(),
+  costNanos: bigint("cost_nanos").notNull(),
+  latencyMs: bigint("latency_ms").notNull(),
+  status: text("status").notNull(),
+  error: text("error"),
+}, (t) => [index("usage_logs_account_idx").on(t.accountId, t.createdAt)]);
+
+// Spend and request counts per minute, per key and per account, for the rolling hourly limits.
+export const usageWindows = pgTable("usage_windows", {
+  scope: text("scope").notNull(),
+  minute: bigint("minute").notNull(),
+  spendNanos: bigint("spend_nanos").notNull().default(0),
+  requests: bigint("requests").notNull().default(0),
+}, (t) => [primaryKey({ columns: [t.scope, t.minute] })]);
+
+// Individual events for low-volume limits (estimator per IP, sign-in attempts, free-credit sign-ups).
+export const rateEvents = pgTable("rate_events", {
+  id: text("id").primaryKey(),
+  scope: text("scope").notNull(),
+  at: bigint("at").notNull(),
+}, (t) => [index("rate_events_scope_idx").on(t.scope, t.at)]);
+
+export const sessions = pgTable("sessions", {
+  tokenHash: text("token_hash").primaryKey(),
+  accountId: text("account_id").notNull(),
+  createdAt: bigint("created_at").notNull(),
+  expiresAt: bigint("expires_at").notNull(),
+}, (t) => [index("sessions_account_idx").on(t.accountId)]);
+
+export const freeCreditClaims = pgTable("free_credit_claims", {
+  email: text("email").primaryKey(),
+  accountId: text("account_id").notNull(),
+  createdAt: bigint("created_at").notNull(),
+});
+
+export const models = pgTable("models", {
+  id: text("id").primaryKey(),
+  displayName: text("display_name").notNull(),
+  provider: text("provider").notNull(),
+  category: text("category").notNull(),
+  contextWindow: bigint("context_window").notNull(),
+  inputNanosPerMTok: bigint("input_nanos_per_mtok").notNull(),
+  outputNanosPerMTok: bigint("output_nanos_per_mtok").notNull(),
+  upstreamModel: text("upstream_model").notNull(),
+  maxOutputTokens: bigint("max_output_tokens").notNull(),
+  useCaseHint: text("use_case_hint").notNull(),
+  speedBadge: text("speed_badge").notNull(),
+  enabled: bigint("enabled").notNull().default(1),
+  sortOrder: bigint("sort_order").notNull().default(0),
+});
+
+export const checkoutSessions = pgTable("checkout_sessions", {
+  id: text("id").primaryKey(),
+  accountId: text("account_id").notNull(),
+  packId: text("pack_id").notNull(),
+  creditsNanos: bigint("credits_nanos").notNull(),
+  status: text("status").notNull(),
+  createdAt: bigint("created_at").notNull(),
+  expiresAt: bigint("expires_at").notNull(),
+  paidAt: bigint("paid_at"),
+}, (t) => [index("checkout_sessions_account_idx").on(t.accountId, t.createdAt)]);
+
+export const webhookEvents = pgTable("webhook_events", {
+  id: text("id").primaryKey(),
+  type: text("type").notNull(),
+  processedAt: bigint("processed_at").notNull(),
+});
+
+export const alertOutbox = pgTable("alert_outbox", {
+  id: text("id").primaryKey(),
+  accountId: text("account_id").notNull(),
+  email: text("email").notNull(),
+  balanceNanos: bigint("balance_nanos").notNull(),
+  thresholdNanos: bigint("threshold_nanos").notNull(),
+  createdAt: bigint("created_at").notNull(),
+  attempts: bigint("attempts").notNull().default(0),
+  nextAttemptAt: bigint("next_attempt_at").notNull(),
+  sentAt: bigint("sent_at"),
+  lastError: text("last_error"),
+}, (t) => [index("alert_outbox_pending_idx").on(t.sentAt, t.nextAttemptAt)]);

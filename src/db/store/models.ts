@@ -1,0 +1,49 @@
+import type { Category, Model, Provider } from "../../core/catalog.ts";
+import { nanos } from "../../core/money.ts";
+import type { ModelChange, ModelStore } from "../../core/store.ts";
+import type { Database } from "../database.ts";
+import { first, int, rows, type Row, type Work } from "../sql.ts";
+
+const COLUMNS = `id, display_name, provider, category, context_window, input_nanos_per_mtok, output_nanos_per_mtok,
+  upstream_model, max_output_tokens, use_case_hint, speed_badge, enabled`;
+
+const toModel = (r: Row): Model => ({
+  id: r.id as string,
+  displayName: r.display_name as string,
+  provider: r.provider as Provider,
+  category: r.category as Category,
+  contextWindow: int(r.context_window),
+  inputPerMTok: nanos(r.input_nanos_per_mtok as bigint),
+  outputPerMTok: nanos(r.output_nanos_per_mtok as bigint),
+  upstreamModel: r.upstream_model as string,
+  maxOutputTokens: int(r.max_output_tokens),
+  useCaseHint: r.use_case_hint as string,
+  speedBadge: r.speed_badge as string,
+  enabled: int(r.enabled) === 1,
+});
+
+function* listModels(includeDisabled: boolean): Work<Model[]> {
+  const where = includeDisabled ? "" : "WHERE enabled = 1";
+  return (yield* rows(`SELECT ${COLUMNS} FROM models ${where} ORDER BY sort_order, id`)).map(toModel);
+}
+
+function* updateModel(id: string, change: ModelChange): Work<Model | null> {
+  const current = yield* first(`SELECT ${COLUMNS} FROM models WHERE id = ?`, id);
+  if (!current) return null;
+  const model = toModel(current);
+  const next = {
+    enabled: change.enabled ?? model.enabled,
+    input: change.inputPerMTok ?? model.inputPerMTok,
+    output: change.outputPerMTok ?? model.outputPerMTok,
+  };
+  const updated = yield* first(
+    `UPDATE models SET enabled = ?, input_nanos_per_mtok = ?, output_nanos_per_mtok = ? WHERE id = ? RETURNING ${COLUMNS}`,
+    next.enabled ? 1 : 0, next.input, next.output, id,
+  );
+  return updated ? toModel(updated) : null;
+}
+
+export const modelStore = (db: Database): ModelStore => ({
+  listModels: (options = {}) => db.run(listModels(options.includeDisabled ?? false)),
+  updateModel: (id, change) => db.transaction(updateModel(id, change)),
+});

@@ -1,0 +1,46 @@
+import { Elysia } from "elysia";
+import type { Config } from "../config.ts";
+import { AppError } from "../core/errors.ts";
+import type { Store } from "../core/store.ts";
+import { asAppError, plainError } from "./http.ts";
+import type { Logger } from "./log.ts";
+import { publicRoutes } from "./routes/public.ts";
+
+export interface AppDeps {
+  config: Config;
+  store: Store;
+  log: Logger;
+  now: () => number;
+}
+
+/** The whole HTTP surface, mounted under `BASE_PATH`. */
+export function createApp(deps: AppDeps) {
+  const { config, store, log, now } = deps;
+  return new Elysia({ prefix: config.basePath })
+    .onError(({ code, error }) => {
+      if (code === "NOT_FOUND") return plainError(new AppError("not_found", "Not found"));
+      if (code === "PARSE") return plainError(new AppError("invalid_request_error", "Request body is not valid JSON"));
+      if (code === "VALIDATION") return plainError(new AppError("invalid_request_error", "Invalid request body"));
+      return plainError(asAppError(error, log));
+    })
+    .use(publicRoutes(store, log, now));
+}
+
+export interface RunningServer {
+  url: string;
+  port: number;
+  stop(): Promise<void>;
+}
+
+export function startServer(deps: AppDeps): RunningServer {
+  const app = createApp(deps).listen({ port: deps.config.port, hostname: deps.config.host });
+  const server = app.server;
+  if (!server) throw new Error("the HTTP server did not start");
+  return {
+    url: `http://${deps.config.host.includes(":") ? `[${deps.config.host}]` : deps.config.host}:${server.port}${deps.config.basePath}`,
+    port: server.port ?? 0,
+    stop: async () => {
+      await app.stop();
+    },
+  };
+}

@@ -1,0 +1,33 @@
+import { AppError, isAppError, MESSAGES } from "../core/errors.ts";
+import type { Logger } from "./log.ts";
+
+const JSON_TYPE = { "content-type": "application/json" };
+
+export const json = (body: unknown, status = 200, headers: Record<string, string> = {}): Response =>
+  new Response(JSON.stringify(body), { status, headers: { ...JSON_TYPE, ...headers } });
+
+const retryHeaders = (error: AppError): Record<string, string> =>
+  error.retryAfterSeconds === undefined ? {} : { "retry-after": String(error.retryAfterSeconds) };
+
+/** Known failures pass through; anything else is logged and becomes a generic 500 with no detail. */
+export function asAppError(error: unknown, log: Logger): AppError {
+  if (isAppError(error)) return error;
+  log.error("unhandled error", { error });
+  return new AppError("internal", MESSAGES.internal);
+}
+
+/** The chat surface's error body: `{ error: { message, type, code } }` with `code` the status. */
+export const chatError = (error: AppError, headers: Record<string, string> = {}): Response =>
+  json({ error: { message: error.message, type: error.chatType, code: String(error.status) } }, error.status, {
+    ...retryHeaders(error),
+    ...headers,
+  });
+
+/** The account and public surfaces' error body: `{ error: string }`. */
+export const plainError = (error: AppError, headers: Record<string, string> = {}): Response =>
+  json({ error: error.message }, error.status, { ...retryHeaders(error), ...headers });
+
+/** A handler answering 405 in a surface's error style, naming the one method the path takes. */
+export const methodNotAllowed =
+  (render: (error: AppError, headers: Record<string, string>) => Response, allowed: string) => () =>
+    render(new AppError("method_not_allowed", `Method not allowed. Use ${allowed}.`), { allow: allowed });

@@ -1,0 +1,60 @@
+import { Elysia } from "elysia";
+import { FALLBACK_CATALOG, type Model } from "../../core/catalog.ts";
+import { formatUsd } from "../../core/money.ts";
+import type { Store } from "../../core/store.ts";
+import { json, methodNotAllowed, plainError } from "../http.ts";
+import type { Logger } from "../log.ts";
+
+const MODELS_CACHE_CONTROL = "public, s-maxage=60, stale-while-revalidate=300";
+const HEALTH_CHECK_TIMEOUT_MS = 2_000;
+
+/** A catalog entry exactly as `GET /models` shows it. */
+export const catalogEntry = (m: Model) => ({
+  model_id: m.id,
+  display_name: m.displayName,
+  provider: m.provider,
+  category: m.category,
+  context_window: m.contextWindow,
+  sell_input_per_million: formatUsd(m.inputPerMTok, 4),
+  sell_output_per_million: formatUsd(m.outputPerMTok, 4),
+  use_case_hint: m.useCaseHint,
+  speed_badge: m.speedBadge,
+});
+
+async function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
+  let timer: Timer | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms);
+  });
+  try {
+    return await Promise.race([promise, timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+export const publicRoutes = (store: Store, log: Logger, now: () => number) =>
+  new Elysia({ name: "public" })
+    .get("/health", async () => {
+      try {
+        await withTimeout(store.ping(), HEALTH_CHECK_TIMEOUT_MS);
+        return json({ status: "ok", db: "connected", ts: now() });
+      } catch (error) {
+        log.warn("health check failed", { error: (error as Error).message });
+        return json({ status: "error", db: "disconnected", ts: now() }, 503);
+      }
+    })
+    .get("/models", async () => {
+      try {
+        const models = await store.listModels();
+        return json(models.map(catalogEntry), 200, { "cache-control": MODELS_CACHE_CONTROL });
+      } catch (error) {
+        log.warn("model catalog query failed; serving the fallback registry", { error: (error as Error).message });
+        return json(FALLBACK_CATALOG.map(catalogEntry), 200, {
+          "cache-control": MODELS_CACHE_CONTROL,
+          "x-gateway-model-source": "fallback",
+        });
+      }
+    })
+    .all("/health", methodNotAllowed(plainError, "GET"))
+    .all("/models", methodNotAllowed(plainError, "GET"));

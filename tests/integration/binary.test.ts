@@ -1,0 +1,83 @@
+import { afterAll, beforeAll, expect, test } from "bun:test";
+import { createTestDatabase, describeEachDialect, type TestDatabase } from "../support/databases.ts";
+import { runGateway, spawnServe } from "../support/binary.ts";
+
+test("gateway --help names the server and the admin commands", async () => {
+  const run = await runGateway(["--help"]);
+  expect(run.code).toBe(0);
+  for (const command of ["serve", "migrate", "models"]) expect(run.stdout).toContain(command);
+});
+
+test("an unknown command fails with a usage error", async () => {
+  const run = await runGateway(["frobnicate"]);
+  expect(run.code).not.toBe(0);
+  expect(run.stderr).toContain("unknown command");
+});
+
+test("a malformed DATABASE_URL is a clear configuration error, exit 2", async () => {
+  const run = await runGateway(["migrate"], { DATABASE_URL: "mysql://nope" });
+  expect(run.code).toBe(2);
+  expect(run.stderr).toContain("DATABASE_URL must be sqlite:<path> or postgres://");
+});
+
+describeEachDialect("the compiled binary", (dialect) => {
+  let testDb: TestDatabase;
+  beforeAll(async () => {
+    testDb = await createTestDatabase(dialect);
+  });
+  afterAll(async () => {
+    await testDb.drop();
+  });
+
+  test("migrate brings a new database up to date", async () => {
+    const run = await runGateway(["migrate", "--json"], { DATABASE_URL: testDb.url });
+    expect(run.stderr).toBe("");
+    expect(run.code).toBe(0);
+    expect(JSON.parse(run.stdout)).toEqual({ migrated: true });
+  });
+
+  test("serve answers /health and /models, and stops on SIGTERM", async () => {
+    const server = await spawnServe({ DATABASE_URL: testDb.url });
+    try {
+      const health = await fetch(`${server.url}/health`);
+      expect(health.status).toBe(200);
+      expect((await health.json()).status).toBe("ok");
+      const models = await fetch(`${server.url}/models`);
+      expect(((await models.json()) as unknown[]).length).toBe(22);
+    } finally {
+      expect(await server.stop()).toBe(0);
+    }
+  });
+
+  test("models disable, list and enable work through the CLI, in JSON and as a table", async () => {
+    const env = { DATABASE_URL: testDb.url };
+    const disabled = await runGateway(["models", "disable", "gpt-4o", "--json"], env);
+    expect(disabled.code).toBe(0);
+    expect(JSON.parse(disabled.stdout)).toMatchObject({ id: "gpt-4o", enabled: false });
+
+    const listed = await runGateway(["--json", "models", "list"], env);
+    const models = JSON.parse(listed.stdout) as { id: string; enabled: boolean }[];
+    expect(models).toHaveLength(22);
+    expect(models.find((m) => m.id === "gpt-4o")?.enabled).toBe(false);
+
+    const table = await runGateway(["models", "list"], env);
+    expect(table.stdout).toMatch(/gpt-4o\s.*\bno\b/);
+
+    expect((await runGateway(["models", "enable", "gpt-4o"], env)).stdout.trim()).toBe("gpt-4o enabled");
+  });
+
+  test("models set-price stores exact prices and refuses bad amounts", async () => {
+    const env = { DATABASE_URL: testDb.url };
+    const priced = await runGateway(["models", "set-price", "gpt-5", "--input", "1.3333", "--output", "9.99", "--json"], env);
+    expect(JSON.parse(priced.stdout)).toMatchObject({ inputPerMillionUsd: "1.3333", outputPerMillionUsd: "9.9900" });
+    const bad = await runGateway(["models", "set-price", "gpt-5", "--input", "-1", "--output", "1"], env);
+    expect(bad.code).toBe(1);
+    expect(bad.stderr).toContain("--input must be a non-negative USD amount");
+  });
+
+  test("an unknown model ID is an error with exit code 1", async () => {
+    const run = await runGateway(["models", "enable", "no-such-model"], { DATABASE_URL: testDb.url });
+    expect(run.code).toBe(1);
+    expect(run.stderr).toContain('no model "no-such-model"');
+  });
+});

@@ -1,0 +1,73 @@
+// Runs the compiled `dist/gateway` (built by `make build`, which `make test` depends on).
+import { existsSync } from "node:fs";
+
+export const BINARY = new URL("../../dist/gateway", import.meta.url).pathname;
+
+function requireBinary(): void {
+  if (!existsSync(BINARY)) throw new Error(`${BINARY} is missing: run \`make build\` (make test does it)`);
+}
+
+export interface CliRun {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs one CLI command to completion. */
+export async function runGateway(args: string[], env: Record<string, string> = {}): Promise<CliRun> {
+  requireBinary();
+  const proc = Bun.spawn([BINARY, ...args], { env: { ...process.env, ...env }, stdout: "pipe", stderr: "pipe", stdin: "ignore" });
+  const [stdout, stderr, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
+  return { code, stdout, stderr };
+}
+
+export interface ServeProcess {
+  url: string;
+  proc: Bun.Subprocess<"ignore", "pipe", "pipe">;
+  /** Log lines written so far. */
+  logs: string[];
+  stop(signal?: NodeJS.Signals): Promise<number>;
+}
+
+/** Starts `gateway serve` on a free port and resolves once it logs where it listens. */
+export async function spawnServe(env: Record<string, string>, extraArgs: string[] = []): Promise<ServeProcess> {
+  requireBinary();
+  const proc = Bun.spawn([BINARY, "serve", "--port", "0", ...extraArgs], {
+    env: { ...process.env, ...env },
+    stdin: "ignore",
+    stdout: "pipe",
+    stderr: "pipe",
+  });
+  const logs: string[] = [];
+  const url = await new Promise<string>((resolve, reject) => {
+    const decoder = new TextDecoder();
+    let buffered = "";
+    (async () => {
+      for await (const chunk of proc.stderr) {
+        buffered += decoder.decode(chunk, { stream: true });
+        let newline: number;
+        while ((newline = buffered.indexOf("\n")) >= 0) {
+          const line = buffered.slice(0, newline);
+          buffered = buffered.slice(newline + 1);
+          logs.push(line);
+          try {
+            const entry = JSON.parse(line);
+            if (entry.message === "listening") resolve(entry.url);
+          } catch {
+            // not a JSON line; kept in logs
+          }
+        }
+      }
+      reject(new Error(`gateway serve exited before listening:\n${logs.join("\n")}`));
+    })();
+  });
+  return {
+    url,
+    proc,
+    logs,
+    stop: async (signal = "SIGTERM") => {
+      proc.kill(signal);
+      return proc.exited;
+    },
+  };
+}

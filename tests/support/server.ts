@@ -1,0 +1,57 @@
+import { afterAll, beforeAll } from "bun:test";
+import { loadConfig, type Config } from "../../src/config.ts";
+import type { Store } from "../../src/core/store.ts";
+import { openDatabase, type Database } from "../../src/db/database.ts";
+import type { Dialect } from "../../src/db/migration-files.ts";
+import { migrate } from "../../src/db/migrate.ts";
+import { createStore } from "../../src/db/store/index.ts";
+import { startServer } from "../../src/server/app.ts";
+import { silentLogger } from "../../src/server/log.ts";
+import { createTestDatabase, type TestDatabase } from "./databases.ts";
+
+export interface TestGateway {
+  /** Base URL including BASE_PATH, e.g. http://127.0.0.1:41234 */
+  url: string;
+  config: Config;
+  db: Database;
+  store: Store;
+  testDb: TestDatabase;
+  stop(): Promise<void>;
+}
+
+/** Starts the real server in this process on a free loopback port over a fresh database. */
+export async function startGateway(dialect: Dialect, env: Record<string, string> = {}): Promise<TestGateway> {
+  const testDb = await createTestDatabase(dialect);
+  const config = loadConfig({ PORT: "0", HOST: "127.0.0.1", DATABASE_URL: testDb.url, ...env });
+  const db = openDatabase(config.databaseUrl);
+  await migrate(db);
+  const store = createStore(db);
+  const server = startServer({ config, store, log: silentLogger, now: Date.now });
+  return {
+    url: server.url,
+    config,
+    db,
+    store,
+    testDb,
+    stop: async () => {
+      await server.stop();
+      await db.close();
+      await testDb.drop();
+    },
+  };
+}
+
+/** Starts a gateway before the suite's tests and stops it after them; read it through the getter. */
+export function useGateway(dialect: Dialect, env: Record<string, string> = {}): () => TestGateway {
+  let gateway: TestGateway | undefined;
+  beforeAll(async () => {
+    gateway = await startGateway(dialect, env);
+  });
+  afterAll(async () => {
+    await gateway?.stop();
+  });
+  return () => {
+    if (!gateway) throw new Error("the gateway has not started");
+    return gateway;
+  };
+}

@@ -1,0 +1,59 @@
+import { describe, expect, test } from "bun:test";
+import { formatUsd, nanos, parseUsd, requestCost } from "../../src/core/money.ts";
+
+describe("parseUsd", () => {
+  test.each([
+    ["5", 5_000_000_000n],
+    [0.1, 100_000_000n],
+    ["0.000000001", 1n],
+    [1e-9, 1n],
+    ["-1", -1_000_000_000n],
+    [10000, 10_000_000_000_000n],
+    ["123.456789012", 123_456_789_012n],
+  ] as const)("reads %p exactly", (input, expected) => {
+    expect(parseUsd(input)).toBe(nanos(expected));
+  });
+
+  test.each([["0.0000000001"], ["abc"], [""], [Number.NaN], [Number.POSITIVE_INFINITY], ["1e-10"]])(
+    "refuses %p",
+    (input) => {
+      expect(parseUsd(input as string | number)).toBeNull();
+    },
+  );
+});
+
+describe("formatUsd", () => {
+  test.each([
+    [0n, 6, "0.000000"],
+    [1n, 9, "0.000000001"],
+    [1n, 6, "0.000000"],
+    [500n, 6, "0.000001"],
+    [499n, 6, "0.000000"],
+    [5_000_000_000n, 4, "5.0000"],
+    [1_930_000_000n, 4, "1.9300"],
+    [123_456_789_012n, 2, "123.46"],
+    [-2_500_000n, 6, "-0.002500"],
+    [9_999_999_999_999_999n, 9, "9999999.999999999"],
+  ] as const)("%p nano-USD to %p places is %p", (amount, places, expected) => {
+    expect(formatUsd(nanos(amount), places)).toBe(expected);
+  });
+});
+
+describe("requestCost", () => {
+  const gpt55 = { inputPerMTok: nanos(5_000_000_000n), outputPerMTok: nanos(30_000_000_000n) };
+  const llama = { inputPerMTok: nanos(130_000_000n), outputPerMTok: nanos(400_000_000n) };
+  const cheapest = { inputPerMTok: nanos(1n), outputPerMTok: nanos(1n) };
+
+  test.each([
+    ["one input token of gpt-5.5", 1, 0, gpt55, 5_000n],
+    ["one output token of gpt-5.5", 0, 1, gpt55, 30_000n],
+    ["200000 output tokens of gpt-5.5", 0, 200_000, gpt55, 6_000_000_000n],
+    ["a sub-cent llama request", 37, 11, llama, 9_210n],
+    ["nothing", 0, 0, gpt55, 0n],
+    ["a fraction of a nano-USD rounds up to one", 1, 0, cheapest, 1n],
+    ["rounding happens once, over the sum", 500_000, 500_000, cheapest, 1n],
+    ["one token past a whole nano-USD rounds up", 1_000_001, 0, cheapest, 2n],
+  ] as const)("%s", (_title, prompt, completion, prices, expected) => {
+    expect(requestCost(prompt, completion, prices)).toBe(nanos(expected));
+  });
+});
