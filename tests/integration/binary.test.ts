@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
+import { readJson } from "../support/http.ts";
 import { createTestDatabase, describeEachDialect, type TestDatabase } from "../support/databases.ts";
 import { runGateway, spawnServe } from "../support/binary.ts";
 
@@ -41,9 +42,9 @@ describeEachDialect("the compiled binary", (dialect) => {
     try {
       const health = await fetch(`${server.url}/health`);
       expect(health.status).toBe(200);
-      expect((await health.json()).status).toBe("ok");
+      expect((await readJson(health)).status).toBe("ok");
       const models = await fetch(`${server.url}/models`);
-      expect(((await models.json()) as unknown[]).length).toBe(22);
+      expect((await readJson(models)).length).toBe(22);
     } finally {
       expect(await server.stop()).toBe(0);
     }

@@ -1,4 +1,5 @@
 import { expect, test } from "bun:test";
+import { readJson } from "../support/http.ts";
 import { FALLBACK_CATALOG } from "../../src/core/catalog.ts";
 import { describeEachDialect } from "../support/databases.ts";
 import { startGateway, useGateway } from "../support/server.ts";
@@ -12,7 +13,7 @@ describeEachDialect("public endpoints", (dialect) => {
     const before = Date.now();
     const res = await fetch(`${gateway().url}/health`);
     expect(res.status).toBe(200);
-    const body = await res.json();
+    const body = await readJson(res);
     expect(Object.keys(body).sort()).toEqual(["db", "status", "ts"]);
     expect(body.status).toBe("ok");
     expect(body.db).toBe("connected");
@@ -25,7 +26,7 @@ describeEachDialect("public endpoints", (dialect) => {
     expect(res.status).toBe(200);
     expect(res.headers.get("cache-control")).toBe(CACHE_CONTROL);
     expect(res.headers.get("x-gateway-model-source")).toBeNull();
-    const models = await res.json();
+    const models = await readJson(res);
     expect(models).toHaveLength(22);
     expect(models[0]).toEqual({
       model_id: "gpt-5.5",
@@ -46,7 +47,7 @@ describeEachDialect("public endpoints", (dialect) => {
 
   test("a disabled model disappears from GET /models", async () => {
     await gateway().store.updateModel("llama-4-scout", { enabled: false });
-    const ids = ((await (await fetch(`${gateway().url}/models`)).json()) as { model_id: string }[]).map((m) => m.model_id);
+    const ids = ((await readJson(await fetch(`${gateway().url}/models`))) as { model_id: string }[]).map((m) => m.model_id);
     expect(ids).toHaveLength(21);
     expect(ids).not.toContain("llama-4-scout");
     await gateway().store.updateModel("llama-4-scout", { enabled: true });
@@ -59,13 +60,13 @@ describeEachDialect("public endpoints", (dialect) => {
     const res = await fetch(`${gateway().url}${path}`, { method });
     expect(res.status).toBe(405);
     expect(res.headers.get("allow")).toBe("GET");
-    expect(await res.json()).toEqual({ error: "Method not allowed. Use GET." });
+    expect(await readJson(res)).toEqual({ error: "Method not allowed. Use GET." });
   });
 
   test("an unknown path answers 404 with a JSON error", async () => {
     const res = await fetch(`${gateway().url}/no-such-thing`);
     expect(res.status).toBe(404);
-    expect(await res.json()).toEqual({ error: "Not found" });
+    expect(await readJson(res)).toEqual({ error: "Not found" });
   });
 });
 
@@ -76,7 +77,7 @@ describeEachDialect("when the database is unreachable", (dialect) => {
     try {
       const health = await fetch(`${gateway.url}/health`);
       expect(health.status).toBe(503);
-      const body = await health.json();
+      const body = await readJson(health);
       expect({ status: body.status, db: body.db }).toEqual({ status: "error", db: "disconnected" });
       expect(Number.isInteger(body.ts)).toBe(true);
 
@@ -84,7 +85,7 @@ describeEachDialect("when the database is unreachable", (dialect) => {
       expect(models.status).toBe(200);
       expect(models.headers.get("x-gateway-model-source")).toBe("fallback");
       expect(models.headers.get("cache-control")).toBe(CACHE_CONTROL);
-      const ids = ((await models.json()) as { model_id: string }[]).map((m) => m.model_id);
+      const ids = ((await readJson(models)) as { model_id: string }[]).map((m) => m.model_id);
       expect(ids).toEqual(FALLBACK_CATALOG.map((m) => m.id));
     } finally {
       await gateway.stop().catch(() => {});
