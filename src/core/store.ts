@@ -22,4 +22,89 @@ export interface HealthStore {
   ping(): Promise<void>;
 }
 
-export type Store = ModelStore & HealthStore;
+export interface Account {
+  id: string;
+  email: string;
+  createdAt: number;
+  /** Sum of the account's ledger entries. */
+  balance: Nanos;
+  /** Sum of open reservations; available = balance − reserved. */
+  reserved: Nanos;
+  /** Chat requests holding a reservation now. */
+  inflight: number;
+  /** Low-balance alert threshold; null when alerts are off. */
+  alertThreshold: Nanos | null;
+  /** Hourly spend safety limit; null when unlimited (the API's -1). */
+  spendLimit: Nanos | null;
+  bannedAt: number | null;
+  deletedAt: number | null;
+}
+
+export interface ApiKey {
+  id: string;
+  accountId: string;
+  name: string;
+  prefix: string;
+  createdAt: number;
+  lastUsedAt: number | null;
+  expiresAt: number | null;
+  revokedAt: number | null;
+  creditLimit: Nanos | null;
+  usdPerHour: Nanos | null;
+  requestsPerHour: number | null;
+  totalRequests: number;
+  totalSpend: Nanos;
+}
+
+export type LedgerKind = "grant" | "purchase" | "charge" | "adjustment";
+
+export interface NewAccount {
+  email: string;
+  passwordHash: string | null;
+  /** Credits granted in the same transaction (sign-up bonus, or the CLI's --credits). */
+  initialCredits?: { amount: Nanos; note: string };
+  now: number;
+}
+
+export interface Credit {
+  accountId: string;
+  amount: Nanos;
+  kind: LedgerKind;
+  note?: string;
+  /** A credit with a key already in the ledger is not applied again (replayed webhooks). */
+  idempotencyKey?: string;
+  now: number;
+}
+
+export interface AccountStore {
+  /** Creates an account; null when the e-mail is taken. */
+  createAccount(input: NewAccount): Promise<Account | null>;
+  getAccount(id: string): Promise<Account | null>;
+  findAccountByEmail(email: string): Promise<Account | null>;
+  /** Appends a ledger entry and moves the balance with it; null when the idempotency key was used before. */
+  addCredit(credit: Credit): Promise<{ balance: Nanos } | null>;
+  /** Sum of the account's ledger entries, computed from the ledger itself (for audits and tests). */
+  ledgerSum(accountId: string): Promise<Nanos>;
+}
+
+export interface NewKey {
+  accountId: string;
+  name: string;
+  prefix: string;
+  hash: string;
+  /** Where the key was made: dashboard keys count toward the hourly generation limit. */
+  origin: "dashboard" | "cli" | "rotation";
+  expiresAt: number | null;
+  creditLimit: Nanos | null;
+  usdPerHour: Nanos | null;
+  requestsPerHour: number | null;
+  now: number;
+}
+
+export interface KeyStore {
+  createKey(input: NewKey): Promise<ApiKey>;
+  /** The key with this hash and its account, whatever their state; null when unknown. */
+  findKeyByHash(hash: string): Promise<{ key: ApiKey; account: Account } | null>;
+}
+
+export type Store = ModelStore & HealthStore & AccountStore & KeyStore;

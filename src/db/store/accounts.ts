@@ -1,0 +1,64 @@
+import { nanos, type Nanos } from "../../core/money.ts";
+import type { Account, AccountStore, Credit, NewAccount } from "../../core/store.ts";
+import type { Database } from "../database.ts";
+import { big, first, type Work } from "../sql.ts";
+import { ACCOUNT_COLUMNS, toAccount } from "./rows.ts";
+
+/**
+ * Appends a ledger entry and moves the account's balance by the same amount, in the caller's
+ * transaction, so that balance = sum(ledger) always holds. Returns null, changing nothing,
+ * when the idempotency key is already in the ledger.
+ */
+export function* appendLedger(credit: Credit): Work<{ balance: Nanos } | null> {
+  const inserted = yield* first(
+    `INSERT INTO ledger_entries (id, account_id, kind, amount_nanos, idempotency_key, note, created_at)
+     VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (idempotency_key) DO NOTHING RETURNING id`,
+    Bun.randomUUIDv7(), credit.accountId, credit.kind, credit.amount, credit.idempotencyKey ?? null,
+    credit.note ?? null, credit.now,
+  );
+  if (!inserted) return null;
+  const account = yield* first(
+    "UPDATE accounts SET balance_nanos = balance_nanos + ? WHERE id = ? RETURNING balance_nanos",
+    credit.amount, credit.accountId,
+  );
+  if (!account) throw new Error(`ledger entry for unknown account ${credit.accountId}`);
+  return { balance: nanos(big(account.balance_nanos)) };
+}
+
+function* createAccount(input: NewAccount): Work<Account | null> {
+  const id = Bun.randomUUIDv7();
+  const created = yield* first(
+    `INSERT INTO accounts (id, email, password_hash, created_at) VALUES (?, ?, ?, ?)
+     ON CONFLICT (email) DO NOTHING RETURNING id`,
+    id, input.email, input.passwordHash, input.now,
+  );
+  if (!created) return null;
+  if (input.initialCredits && input.initialCredits.amount > 0n) {
+    yield* appendLedger({ accountId: id, amount: input.initialCredits.amount, kind: "grant", note: input.initialCredits.note, now: input.now });
+  }
+  return yield* getAccount(id);
+}
+
+export function* getAccount(id: string): Work<Account | null> {
+  const row = yield* first(`SELECT ${ACCOUNT_COLUMNS} FROM accounts WHERE id = ?`, id);
+  return row ? toAccount(row) : null;
+}
+
+function* findAccountByEmail(email: string): Work<Account | null> {
+  const row = yield* first(`SELECT ${ACCOUNT_COLUMNS} FROM accounts WHERE email = ?`, email);
+  return row ? toAccount(row) : null;
+}
+
+function* ledgerSum(accountId: string): Work<Nanos> {
+  const row = yield* first("SELECT COALESCE(SUM(amount_nanos), 0) AS total FROM ledger_entries WHERE account_id = ?", accountId);
+  return nanos(big(row?.total));
+}
+
+export const accountStore = (db: Database): AccountStore => ({
+  createAccount: (input) => db.transaction(createAccount(input)),
+  getAccount: (id) => db.run(getAccount(id)),
+  findAccountByEmail: (email) => db.run(findAccountByEmail(email)),
+  addCredit: (credit) => db.transaction(appendLedger(credit)),
+  ledgerSum: (accountId) => db.run(ledgerSum(accountId)),
+});
+
