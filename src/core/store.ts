@@ -107,4 +107,25 @@ export interface KeyStore {
   findKeyByHash(hash: string): Promise<{ key: ApiKey; account: Account } | null>;
 }
 
-export type Store = ModelStore & HealthStore & AccountStore & KeyStore;
+export interface RateLimitHit {
+  /** What is limited, e.g. `estimator:ip:203.0.113.7`. */
+  scope: string;
+  limit: number;
+  windowMs: number;
+  now: number;
+}
+
+export type RateLimitDecision = { allowed: true; remaining: number } | { allowed: false; retryAfterSeconds: number };
+
+export interface RateLimitStore {
+  /**
+   * Counts an event against a rolling window, atomically across instances: allowed (and
+   * recorded) while fewer than `limit` events fall in the last `windowMs`; otherwise refused,
+   * with the seconds until the oldest event leaves the window.
+   */
+  hitRateLimit(input: RateLimitHit): Promise<RateLimitDecision>;
+  /** Events recorded for `scope` after `since`. */
+  countRecentEvents(scope: string, since: number): Promise<number>;
+}
+
+export type Store = ModelStore & HealthStore & AccountStore & KeyStore & RateLimitStore;

@@ -4,6 +4,7 @@ import { first } from "../sql.ts";
 import { accountStore } from "./accounts.ts";
 import { keyStore } from "./keys.ts";
 import { modelStore } from "./models.ts";
+import { rateLimitStore } from "./rate-limits.ts";
 
 /** The one store behind core's ports, over either dialect. */
 export function createStore(db: Database): Store {
@@ -11,6 +12,7 @@ export function createStore(db: Database): Store {
     ...modelStore(db),
     ...accountStore(db),
     ...keyStore(db),
+    ...rateLimitStore(db),
     ping: async () => {
       await db.run(first("SELECT 1 AS ok"));
     },

@@ -1,0 +1,52 @@
+import { AppError } from "../core/errors.ts";
+
+/** The spec's body limit for chat and estimator: 64KB, read as 65,536 bytes. */
+export const BODY_LIMIT_BYTES = 65_536;
+
+export type BodyResult = { ok: true; value: unknown } | { ok: false; error: AppError };
+
+/**
+ * Reads and parses a JSON body of at most `limit` bytes. The declared Content-Length is
+ * checked first, and the stream is counted while it is read, so an oversized body is refused
+ * without being buffered whole. Errors are values: the caller renders them in its surface's style.
+ */
+export async function readJsonBody(request: Request, limit = BODY_LIMIT_BYTES): Promise<BodyResult> {
+  const tooLarge = { ok: false as const, error: new AppError("payload_too_large", `Request body exceeds ${limit} bytes`) };
+  const declared = Number(request.headers.get("content-length") ?? Number.NaN);
+  if (declared > limit) return tooLarge;
+  let text: string;
+  if (!request.body) {
+    text = "";
+  } else {
+    const chunks: Uint8Array[] = [];
+    let size = 0;
+    const reader = request.body.getReader();
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      size += value.byteLength;
+      if (size > limit) {
+        await reader.cancel().catch(() => {});
+        return tooLarge;
+      }
+      chunks.push(value);
+    }
+    text = new TextDecoder("utf-8", { fatal: false }).decode(concat(chunks, size));
+  }
+  try {
+    return { ok: true, value: JSON.parse(text) };
+  } catch {
+    return { ok: false, error: new AppError("invalid_request_error", "Request body is not valid JSON") };
+  }
+}
+
+function concat(chunks: Uint8Array[], size: number): Uint8Array {
+  if (chunks.length === 1) return chunks[0] as Uint8Array;
+  const out = new Uint8Array(size);
+  let offset = 0;
+  for (const chunk of chunks) {
+    out.set(chunk, offset);
+    offset += chunk.byteLength;
+  }
+  return out;
+}
