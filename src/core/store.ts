@@ -128,4 +128,116 @@ export interface RateLimitStore {
   countRecentEvents(scope: string, since: number): Promise<number>;
 }
 
-export type Store = ModelStore & HealthStore & AccountStore & KeyStore & RateLimitStore;
+// Sign-in, users, settings, key management and usage export (the account endpoints and the CLI).
+
+export interface FreeCreditOffer {
+  amount: Nanos;
+  /** The normalized e-mail, which may claim the credits once. */
+  identity: string;
+  /** Sign-ups that received credits are counted per IP under this scope, per UTC day. */
+  ipScope: string;
+  perIpPerDay: number;
+  /** Start of the current UTC day, epoch ms. */
+  dayStart: number;
+}
+
+export interface SignUp {
+  email: string;
+  passwordHash: string;
+  /** Null when free credits are off. */
+  freeCredits: FreeCreditOffer | null;
+  now: number;
+}
+
+/** Only present fields change; null clears a setting or flag. */
+export interface AccountChange {
+  alertThreshold?: Nanos | null;
+  spendLimit?: Nanos | null;
+  bannedAt?: number | null;
+  deletedAt?: number;
+}
+
+export interface UserStore {
+  /**
+   * Creates an account and, when offered and still available (e-mail not claimed before, the
+   * IP under its daily cap), grants the free credits, all in one transaction; null when the
+   * e-mail is taken.
+   */
+  signUp(input: SignUp): Promise<{ account: Account; freeCreditsGranted: boolean } | null>;
+  /** The account with this e-mail and its password hash (null for accounts made without one). */
+  findCredentials(email: string): Promise<{ account: Account; passwordHash: string | null } | null>;
+  /** Every account, oldest first. */
+  listAccounts(): Promise<Account[]>;
+  updateAccount(id: string, change: AccountChange): Promise<Account | null>;
+}
+
+export interface NewSession {
+  tokenHash: string;
+  accountId: string;
+  now: number;
+  expiresAt: number;
+}
+
+export interface SessionStore {
+  createSession(input: NewSession): Promise<void>;
+  /** The unexpired session with this token hash; `account` is null when its row is gone. */
+  findSession(tokenHash: string, now: number): Promise<{ accountId: string; account: Account | null } | null>;
+  deleteSession(tokenHash: string): Promise<void>;
+}
+
+/** Only present fields change; null clears an optional value. */
+export interface KeyChange {
+  name?: string;
+  expiresAt?: number | null;
+  creditLimit?: Nanos | null;
+  usdPerHour?: Nanos | null;
+  requestsPerHour?: number | null;
+}
+
+export type RotateOutcome = { rotated: ApiKey } | { refused: "not_found" | "expired" };
+
+export interface KeyManagementStore {
+  /** The account's keys, newest first, in every state. */
+  listKeys(accountId: string): Promise<ApiKey[]>;
+  findKey(id: string): Promise<ApiKey | null>;
+  /**
+   * Creates the key unless `limit.count` keys of the same origin were made for the account in
+   * the last `limit.windowMs`; the count and the insert are atomic across instances.
+   */
+  createKeyWithinLimit(
+    input: NewKey,
+    limit: { count: number; windowMs: number },
+  ): Promise<{ created: ApiKey } | { retryAfterSeconds: number }>;
+  /** Null when the account has no key with this id. */
+  updateKey(accountId: string, id: string, change: KeyChange): Promise<ApiKey | null>;
+  /** Null when the account has no unrevoked key with this id. */
+  revokeKey(accountId: string, id: string, now: number): Promise<ApiKey | null>;
+  /** Revokes the key and creates its replacement (same name, expiry and limits) in one transaction. */
+  rotateKey(accountId: string, id: string, replacement: { prefix: string; hash: string }, now: number): Promise<RotateOutcome>;
+}
+
+export interface UsageExportRow {
+  id: string;
+  createdAt: number;
+  model: string;
+  requestedModel: string;
+  promptTokens: number;
+  completionTokens: number;
+  cost: Nanos;
+  latencyMs: number;
+  status: string;
+}
+
+/** Where a page of usage logs ends; the next page starts after it. */
+export interface UsageCursor {
+  createdAt: number;
+  id: string;
+}
+
+export interface UsageExportStore {
+  /** Up to `limit` of the account's usage logs, newest first, after `after` (from the newest when null). */
+  usageLogPage(accountId: string, after: UsageCursor | null, limit: number): Promise<UsageExportRow[]>;
+}
+
+export type Store = ModelStore & HealthStore & AccountStore & KeyStore & RateLimitStore
+  & UserStore & SessionStore & KeyManagementStore & UsageExportStore;

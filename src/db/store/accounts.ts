@@ -25,7 +25,7 @@ export function* appendLedger(credit: Credit): Work<{ balance: Nanos } | null> {
   return { balance: nanos(big(account.balance_nanos)) };
 }
 
-function* createAccount(input: NewAccount): Work<Account | null> {
+export function* createAccount(input: NewAccount): Work<Account | null> {
   const id = Bun.randomUUIDv7();
   const created = yield* first(
     `INSERT INTO accounts (id, email, password_hash, created_at) VALUES (?, ?, ?, ?)

@@ -2,9 +2,12 @@ import type { Store } from "../../core/store.ts";
 import type { Database } from "../database.ts";
 import { first } from "../sql.ts";
 import { accountStore } from "./accounts.ts";
-import { keyStore } from "./keys.ts";
+import { keyManagementStore, keyStore } from "./keys.ts";
 import { modelStore } from "./models.ts";
 import { rateLimitStore } from "./rate-limits.ts";
+import { sessionStore } from "./sessions.ts";
+import { usageExportStore } from "./usage-export.ts";
+import { userStore } from "./users.ts";
 
 /** The one store behind core's ports, over either dialect. */
 export function createStore(db: Database): Store {
@@ -13,6 +16,10 @@ export function createStore(db: Database): Store {
     ...accountStore(db),
     ...keyStore(db),
     ...rateLimitStore(db),
+    ...userStore(db),
+    ...sessionStore(db),
+    ...keyManagementStore(db),
+    ...usageExportStore(db),
     ping: async () => {
       await db.run(first("SELECT 1 AS ok"));
     },
