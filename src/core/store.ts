@@ -1,5 +1,7 @@
 import type { Model } from "./catalog.ts";
+import type { AppError } from "./errors.ts";
 import type { Nanos } from "./money.ts";
+import type { ReservationPolicy } from "./reservation.ts";
 
 // The ports through which core and the adapters reach storage. src/db implements them for
 // SQLite and Postgres; every method is one atomic step.
@@ -239,5 +241,58 @@ export interface UsageExportStore {
   usageLogPage(accountId: string, after: UsageCursor | null, limit: number): Promise<UsageExportRow[]>;
 }
 
+export interface NewReservation {
+  account: Pick<Account, "id">;
+  key: Pick<ApiKey, "id" | "creditLimit" | "usdPerHour" | "requestsPerHour">;
+  /** Resolved model ID, and the ID the client asked for. */
+  model: string;
+  requestedModel: string;
+  /** The most this request may cost: estimated input plus the output ceiling, at sell prices. */
+  amount: Nanos;
+  policy: ReservationPolicy;
+  leaseMs: number;
+  now: number;
+}
+
+export type ReservationOutcome = { ok: true; reservationId: string } | { ok: false; error: AppError };
+
+export interface Settlement {
+  reservationId: string;
+  /** Who and what the reservation was for, to charge correctly even if its lease was swept meanwhile. */
+  accountId: string;
+  keyId: string;
+  model: string;
+  requestedModel: string;
+  promptTokens: number;
+  completionTokens: number;
+  cost: Nanos;
+  latencyMs: number;
+  now: number;
+}
+
+export interface Release {
+  reservationId: string;
+  /** Why the request ended without a charge; recorded in the usage log. */
+  reason: string;
+  latencyMs: number;
+  now: number;
+}
+
+export interface BillingStore {
+  /**
+   * Checks every limit and the balance under the account's lock and, when they pass, holds
+   * `amount` in one transaction: two requests can never both pass on the same credit.
+   */
+  reserve(input: NewReservation): Promise<ReservationOutcome>;
+  /** Charges the actual cost, releases the rest, and writes the usage log, in one transaction. */
+  settle(input: Settlement): Promise<{ balance: Nanos }>;
+  /** Releases the whole reservation and records the failure; a no-op if already released. */
+  release(input: Release): Promise<void>;
+  /** Pushes a live request's lease forward so that the sweeper leaves it alone. */
+  renewLease(reservationId: string, leaseExpiresAt: number): Promise<void>;
+  /** Releases reservations whose lease has run out (their process died); returns how many. */
+  sweepExpiredReservations(now: number): Promise<number>;
+}
+
 export type Store = ModelStore & HealthStore & AccountStore & KeyStore & RateLimitStore
-  & UserStore & SessionStore & KeyManagementStore & UsageExportStore;
+  & UserStore & SessionStore & KeyManagementStore & UsageExportStore & BillingStore;

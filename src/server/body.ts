@@ -3,7 +3,8 @@ import { AppError } from "../core/errors.ts";
 /** The spec's body limit for chat and estimator: 64KB, read as 65,536 bytes. */
 export const BODY_LIMIT_BYTES = 65_536;
 
-export type BodyResult = { ok: true; value: unknown } | { ok: false; error: AppError };
+/** A parsed body with its size in bytes (the chat path bounds prompt tokens by it). */
+export type BodyResult = { ok: true; value: unknown; bytes: number } | { ok: false; error: AppError };
 
 /**
  * Reads and parses a JSON body of at most `limit` bytes. The declared Content-Length is
@@ -14,12 +15,10 @@ export async function readJsonBody(request: Request, limit = BODY_LIMIT_BYTES): 
   const tooLarge = { ok: false as const, error: new AppError("payload_too_large", `Request body exceeds ${limit} bytes`) };
   const declared = Number(request.headers.get("content-length") ?? Number.NaN);
   if (declared > limit) return tooLarge;
-  let text: string;
-  if (!request.body) {
-    text = "";
-  } else {
+  let text = "";
+  let size = 0;
+  if (request.body) {
     const chunks: Uint8Array[] = [];
-    let size = 0;
     const reader = request.body.getReader();
     for (;;) {
       const { done, value } = await reader.read();
@@ -34,7 +33,7 @@ export async function readJsonBody(request: Request, limit = BODY_LIMIT_BYTES): 
     text = new TextDecoder("utf-8", { fatal: false }).decode(concat(chunks, size));
   }
   try {
-    return { ok: true, value: JSON.parse(text) };
+    return { ok: true, value: JSON.parse(text), bytes: size };
   } catch {
     return { ok: false, error: new AppError("invalid_request_error", "Request body is not valid JSON") };
   }

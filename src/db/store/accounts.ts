@@ -7,9 +7,13 @@ import { ACCOUNT_COLUMNS, toAccount } from "./rows.ts";
 /**
  * Appends a ledger entry and moves the account's balance by the same amount, in the caller's
  * transaction, so that balance = sum(ledger) always holds. Returns null, changing nothing,
- * when the idempotency key is already in the ledger.
+ * when the idempotency key is already in the ledger. A settlement passes `release` to free its
+ * reservation in the same update.
  */
-export function* appendLedger(credit: Credit): Work<{ balance: Nanos } | null> {
+export function* appendLedger(
+  credit: Credit,
+  release: { reserved: Nanos; requests: number } = { reserved: 0n as Nanos, requests: 0 },
+): Work<{ balance: Nanos } | null> {
   const inserted = yield* first(
     `INSERT INTO ledger_entries (id, account_id, kind, amount_nanos, idempotency_key, note, created_at)
      VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (idempotency_key) DO NOTHING RETURNING id`,
@@ -18,8 +22,9 @@ export function* appendLedger(credit: Credit): Work<{ balance: Nanos } | null> {
   );
   if (!inserted) return null;
   const account = yield* first(
-    "UPDATE accounts SET balance_nanos = balance_nanos + ? WHERE id = ? RETURNING balance_nanos",
-    credit.amount, credit.accountId,
+    `UPDATE accounts SET balance_nanos = balance_nanos + ?, reserved_nanos = reserved_nanos - ?, inflight = inflight - ?
+     WHERE id = ? RETURNING balance_nanos`,
+    credit.amount, release.reserved, release.requests, credit.accountId,
   );
   if (!account) throw new Error(`ledger entry for unknown account ${credit.accountId}`);
   return { balance: nanos(big(account.balance_nanos)) };

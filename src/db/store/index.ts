@@ -2,6 +2,7 @@ import type { Store } from "../../core/store.ts";
 import type { Database } from "../database.ts";
 import { first } from "../sql.ts";
 import { accountStore } from "./accounts.ts";
+import { billingStore } from "./billing.ts";
 import { keyManagementStore, keyStore } from "./keys.ts";
 import { modelStore } from "./models.ts";
 import { rateLimitStore } from "./rate-limits.ts";
@@ -13,6 +14,7 @@ import { userStore } from "./users.ts";
 export function createStore(db: Database): Store {
   return {
     ...modelStore(db),
+    ...billingStore(db),
     ...accountStore(db),
     ...keyStore(db),
     ...rateLimitStore(db),

@@ -1,0 +1,73 @@
+import type { Model } from "../../core/catalog.ts";
+import { requestCost, type Nanos } from "../../core/money.ts";
+import type { BillingStore } from "../../core/store.ts";
+import type { Logger } from "../log.ts";
+import type { Usage } from "../providers/openai-compatible.ts";
+
+/**
+ * One admitted request's reservation, ended exactly once: settled with the provider's usage
+ * or released on failure. While it is open its lease is renewed, so that the sweeper only
+ * collects reservations whose process has died.
+ */
+export class BillingSession {
+  private ended = false;
+  private readonly renewal: Timer;
+
+  constructor(
+    private readonly store: BillingStore,
+    private readonly log: Logger,
+    private readonly now: () => number,
+    readonly reservation: {
+      id: string;
+      accountId: string;
+      keyId: string;
+      model: Model;
+      requestedModel: string;
+      amount: Nanos;
+      startedAt: number;
+      leaseMs: number;
+    },
+  ) {
+    this.renewal = setInterval(() => {
+      store.renewLease(reservation.id, this.now() + reservation.leaseMs).catch((error) => log.warn("lease renewal failed", { error }));
+    }, reservation.leaseMs / 3);
+    this.renewal.unref();
+  }
+
+  /**
+   * Charges the provider's usage at the model's sell prices. Without usage the whole
+   * reservation is charged: the provider did the work and the client agreed to that ceiling.
+   */
+  async settle(usage: Usage | null): Promise<void> {
+    if (!this.begin()) return;
+    const r = this.reservation;
+    if (!usage) this.log.warn("provider reported no usage; charging the reservation", { model: r.model.id });
+    const now = this.now();
+    await this.store.settle({
+      reservationId: r.id,
+      accountId: r.accountId,
+      keyId: r.keyId,
+      model: r.model.id,
+      requestedModel: r.requestedModel,
+      promptTokens: usage?.prompt_tokens ?? 0,
+      completionTokens: usage?.completion_tokens ?? 0,
+      cost: usage ? requestCost(usage.prompt_tokens, usage.completion_tokens, r.model) : r.amount,
+      latencyMs: now - r.startedAt,
+      now,
+    });
+  }
+
+  /** Releases the whole reservation and records why in the usage log. */
+  async release(reason: string): Promise<void> {
+    if (!this.begin()) return;
+    const now = this.now();
+    await this.store.release({ reservationId: this.reservation.id, reason, latencyMs: now - this.reservation.startedAt, now });
+  }
+
+  private begin(): boolean {
+    if (this.ended) return false;
+    this.ended = true;
+    clearInterval(this.renewal);
+    return true;
+  }
+}

@@ -1,0 +1,99 @@
+import type { Model } from "../../core/catalog.ts";
+import type { AppError } from "../../core/errors.ts";
+import type { Logger } from "../log.ts";
+import { readUsage, unreachable, type Usage } from "../providers/openai-compatible.ts";
+import { sseData } from "../providers/sse.ts";
+import type { BillingSession } from "./billing-session.ts";
+
+const encoder = new TextEncoder();
+const event = (payload: string) => encoder.encode(`data: ${payload}\n\n`);
+const DONE = event("[DONE]");
+
+export interface RelayOptions {
+  upstream: Response;
+  /** Aborts the upstream request: on client disconnect and when the provider falls silent. */
+  abort: AbortController;
+  idleTimeoutMs: number;
+  model: Model;
+  billing: BillingSession;
+  log: Logger;
+}
+
+const errorEvent = (error: AppError) =>
+  event(JSON.stringify({ error: { message: error.message, type: error.chatType, code: String(error.status) } }));
+
+/**
+ * Relays the provider's SSE stream to the client chunk by chunk as it arrives. The provider's
+ * final chunk (the one with finish_reason) is held back until its usage arrives, then sent
+ * with the usage merged in; the usage is charged before `data: [DONE]`. A stream that fails
+ * before usage is known ends with an error chunk and releases the whole reservation, as does
+ * a client that disconnects.
+ */
+export function relayStream(options: RelayOptions): ReadableStream<Uint8Array> {
+  const { upstream, abort, idleTimeoutMs, model, billing, log } = options;
+  let idle: Timer | undefined;
+  let timedOut = false;
+  let clientGone = false;
+
+  return new ReadableStream<Uint8Array>({
+    async start(controller) {
+      const emit = (bytes: Uint8Array) => {
+        if (clientGone) return;
+        try {
+          controller.enqueue(bytes);
+        } catch {
+          clientGone = true; // the client went away between two chunks
+        }
+      };
+      idle = setTimeout(() => {
+        timedOut = true;
+        abort.abort();
+      }, idleTimeoutMs);
+
+      let final: Record<string, unknown> | null = null;
+      let usage: Usage | null = null;
+      let finished = false;
+      try {
+        for await (const data of sseData(upstream.body as ReadableStream<Uint8Array>)) {
+          idle.refresh();
+          if (data === "[DONE]") {
+            finished = true;
+            break;
+          }
+          const chunk = JSON.parse(data) as Record<string, unknown>;
+          usage = readUsage(chunk.usage) ?? usage;
+          const choices = Array.isArray(chunk.choices) ? (chunk.choices as { finish_reason?: unknown }[]) : [];
+          if (choices.length === 0) continue; // the usage-only chunk
+          const shaped: Record<string, unknown> = { ...chunk, object: "chat.completion.chunk", model: model.id };
+          delete shaped.usage;
+          if (choices.some((c) => c.finish_reason != null)) final = shaped;
+          else emit(event(JSON.stringify(shaped)));
+        }
+        finished ||= final !== null && usage !== null;
+        if (!finished) throw new Error("the provider's stream ended before it finished");
+        if (final) emit(event(JSON.stringify(usage ? { ...final, usage } : final)));
+        await billing.settle(usage);
+        emit(DONE);
+      } catch (error) {
+        if (clientGone) return; // cancel() has released the reservation
+        log.warn("provider stream failed", { model: model.id, error: (error as Error).message });
+        await billing.release(timedOut ? "provider stream timed out" : "provider stream failed").catch((e) =>
+          log.error("releasing a reservation failed", { error: e }),
+        );
+        emit(errorEvent(unreachable(timedOut, idleTimeoutMs)));
+      } finally {
+        clearTimeout(idle);
+        if (!clientGone) controller.close();
+        abort.abort(); // lets go of the upstream connection if it is still open
+      }
+    },
+    async cancel() {
+      clientGone = true;
+      clearTimeout(idle);
+      abort.abort();
+      await billing.release("client disconnected before the stream finished").catch((e) =>
+        log.error("releasing a reservation failed", { error: e }),
+      );
+    },
+  });
+}

@@ -1,0 +1,133 @@
+import { Elysia } from "elysia";
+import type { Config } from "../../config.ts";
+import { parseChatRequest } from "../../core/chat-request.ts";
+import { AppError, isAppError } from "../../core/errors.ts";
+import { requestCost } from "../../core/money.ts";
+import { outputCeiling, upstreamBody } from "../../core/quirks.ts";
+import type { Store } from "../../core/store.ts";
+import { estimatePromptTokens } from "../../core/tokens.ts";
+import { authenticateApiKey } from "../api-key.ts";
+import { readJsonBody } from "../body.ts";
+import type { CatalogCache } from "../catalog-cache.ts";
+import { BillingSession } from "../chat/billing-session.ts";
+import { relayStream } from "../chat/relay-stream.ts";
+import { chatError, json, methodNotAllowed } from "../http.ts";
+import type { Logger } from "../log.ts";
+import { send, toCompletion, unreachable, upstreamFailure } from "../providers/openai-compatible.ts";
+
+export interface ChatDeps {
+  config: Config;
+  store: Store;
+  catalog: CatalogCache;
+  log: Logger;
+  now: () => number;
+}
+
+const SSE_HEADERS = { "content-type": "text/event-stream", "cache-control": "no-cache", connection: "keep-alive" };
+
+/** Errors from the database on the chat path: the client may retry, nothing was charged. */
+async function guarded<T>(work: Promise<T>, log: Logger): Promise<T> {
+  try {
+    return await work;
+  } catch (error) {
+    if (isAppError(error)) throw error;
+    log.error("database error on the chat path", { error });
+    throw new AppError("unavailable", "The service is temporarily unavailable; please retry");
+  }
+}
+
+async function completeChat(request: Request, deps: ChatDeps): Promise<Response> {
+  const { config, store, catalog, log, now } = deps;
+  const startedAt = now();
+  const caller = await guarded(authenticateApiKey(store, request.headers.get("authorization"), startedAt), log);
+
+  const body = await readJsonBody(request);
+  if (!body.ok) throw body.error;
+  const chat = parseChatRequest(body.value);
+
+  const model = await guarded(catalog.find(chat.model), log);
+  if (!model || !model.enabled) {
+    throw new AppError("invalid_request_error", `The model \`${chat.model}\` does not exist or is not enabled`);
+  }
+  const ceiling = outputCeiling(chat, model);
+  const amount = requestCost(estimatePromptTokens(body.bytes, chat.messages.length), ceiling, model);
+  const leaseMs = config.reservationLeaseMs;
+  const reserved = await guarded(
+    store.reserve({
+      account: caller.account,
+      key: caller.key,
+      model: model.id,
+      requestedModel: chat.model,
+      amount,
+      policy: { maxConcurrentRequests: config.maxConcurrentRequestsPerAccount, dashboardUrl: config.dashboardUrl },
+      leaseMs,
+      now: startedAt,
+    }),
+    log,
+  );
+  if (!reserved.ok) throw reserved.error;
+
+  const billing = new BillingSession(store, log, now, {
+    id: reserved.reservationId,
+    accountId: caller.account.id,
+    keyId: caller.key.id,
+    model,
+    requestedModel: chat.model,
+    amount,
+    startedAt,
+    leaseMs,
+  });
+  const abort = new AbortController();
+  const timeoutMs = config.providerTimeoutMs;
+  // Until the response starts, the timeout covers the whole exchange; a stream's timeout
+  // then moves to the gaps between its chunks.
+  const deadline = setTimeout(() => abort.abort(new DOMException("timed out", "TimeoutError")), timeoutMs);
+  const onClientGone = () => abort.abort();
+  request.signal.addEventListener("abort", onClientGone, { once: true });
+
+  try {
+    let upstream: Response;
+    try {
+      upstream = await send(config.providers[model.provider], upstreamBody(chat, model, ceiling), abort.signal);
+    } catch {
+      throw unreachable(abort.signal.reason?.name === "TimeoutError", timeoutMs);
+    }
+    if (!upstream.ok) throw upstreamFailure(upstream.status, await upstream.text().catch(() => ""));
+
+    if (chat.stream) {
+      clearTimeout(deadline);
+      const stream = relayStream({ upstream, abort, idleTimeoutMs: timeoutMs, model, billing, log });
+      return new Response(stream, { headers: SSE_HEADERS });
+    }
+
+    let completion: ReturnType<typeof toCompletion>;
+    try {
+      completion = toCompletion(await upstream.json(), model, now());
+    } catch {
+      throw unreachable(abort.signal.reason?.name === "TimeoutError", timeoutMs);
+    }
+    if (!completion) throw new AppError("provider_error", "Upstream provider returned a malformed response");
+    await guarded(billing.settle(completion.usage), log);
+    return json(completion.response);
+  } catch (error) {
+    const reason = isAppError(error) ? error.message : "internal error";
+    await billing.release(reason).catch((e) => log.error("releasing a reservation failed", { error: e }));
+    throw error;
+  } finally {
+    clearTimeout(deadline);
+    if (!chat.stream) request.signal.removeEventListener("abort", onClientGone);
+  }
+}
+
+export const chatRoutes = (deps: ChatDeps) =>
+  new Elysia({ name: "chat" })
+    .post("/v1/chat/completions", async ({ request }) => {
+      try {
+        return await completeChat(request, deps);
+      } catch (error) {
+        if (isAppError(error)) return chatError(error);
+        deps.log.error("unhandled error on the chat path", { error });
+        return chatError(new AppError("internal", "Internal server error"));
+      }
+    })
+    .all("/v1/chat/completions", methodNotAllowed(chatError, "POST"));
