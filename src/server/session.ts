@@ -1,0 +1,77 @@
+import { Elysia } from "elysia";
+import type { Config } from "../config.ts";
+import { hashSessionToken, SESSION_COOKIE, SESSION_TTL_MS } from "../core/auth-session.ts";
+import { AppError, MESSAGES } from "../core/errors.ts";
+import type { Account, SessionStore } from "../core/store.ts";
+
+export interface SessionDeps {
+  config: Config;
+  store: SessionStore;
+  now: () => number;
+}
+
+/** What a signed-in request carries: its token's hash and the account (null when its row is gone). */
+export interface Session {
+  tokenHash: string;
+  account: Account | null;
+}
+
+const WRITE_METHODS = new Set(["POST", "PUT", "PATCH", "DELETE"]);
+
+/**
+ * Refuses a cookie-authenticated write sent from another site (CSRF): its Origin must be the
+ * service's own (PUBLIC_URL) or the host the request was sent to. Requests without Origin come
+ * from non-browser clients, which cannot be made to carry a victim's cookie, and pass.
+ */
+export function assertSameOrigin(request: Request, config: Pick<Config, "publicUrl">): void {
+  if (!WRITE_METHODS.has(request.method)) return;
+  const origin = request.headers.get("origin");
+  if (origin === null || origin === new URL(config.publicUrl).origin) return;
+  const host = request.headers.get("host");
+  let originHost: string | null = null;
+  try {
+    originHost = new URL(origin).host;
+  } catch {
+    // "null" (sandboxed frames, file: pages) or garbage: not our origin.
+  }
+  if (host === null || originHost !== host) throw new AppError("permission_error", MESSAGES.forbidden);
+}
+
+/** The session token in the request's Cookie header, if any. */
+export function sessionToken(request: Request): string | null {
+  for (const part of (request.headers.get("cookie") ?? "").split(";")) {
+    const eq = part.indexOf("=");
+    if (eq > 0 && part.slice(0, eq).trim() === SESSION_COOKIE) return part.slice(eq + 1).trim() || null;
+  }
+  return null;
+}
+
+function cookieAttributes(config: Pick<Config, "basePath" | "publicUrl">): string {
+  // HttpOnly keeps the token from page scripts; Lax keeps it off cross-site subrequests and
+  // form posts; Secure whenever the service is reached over https.
+  const secure = new URL(config.publicUrl).protocol === "https:" ? "; Secure" : "";
+  return `Path=${config.basePath || "/"}; HttpOnly; SameSite=Lax${secure}`;
+}
+
+/** `Set-Cookie` for a new session. */
+export const sessionCookie = (token: string, config: Pick<Config, "basePath" | "publicUrl">, now: number): string =>
+  `${SESSION_COOKIE}=${token}; ${cookieAttributes(config)}; Max-Age=${SESSION_TTL_MS / 1000}; Expires=${new Date(now + SESSION_TTL_MS).toUTCString()}`;
+
+/** `Set-Cookie` that removes the session cookie. */
+export const clearedSessionCookie = (config: Pick<Config, "basePath" | "publicUrl">): string =>
+  `${SESSION_COOKIE}=; ${cookieAttributes(config)}; Max-Age=0; Expires=Thu, 01 Jan 1970 00:00:00 GMT`;
+
+/**
+ * Session sign-in for the account endpoints: resolves the `gw_session` cookie into `session`,
+ * or answers 401 `Unauthorized`; writes from a foreign Origin answer 403 first. Routes turn
+ * the session into their account with `signedInAccount` (core), which knows each endpoint's 404.
+ */
+export const sessionPlugin = ({ config, store, now }: SessionDeps) =>
+  new Elysia({ name: "session" }).resolve({ as: "scoped" }, async ({ request }): Promise<{ session: Session }> => {
+    assertSameOrigin(request, config);
+    const token = sessionToken(request);
+    const tokenHash = token === null ? null : hashSessionToken(token);
+    const found = tokenHash === null ? null : await store.findSession(tokenHash, now());
+    if (tokenHash === null || found === null) throw new AppError("authentication_error", MESSAGES.unauthorized);
+    return { session: { tokenHash, account: found.account } };
+  });

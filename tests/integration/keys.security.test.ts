@@ -1,0 +1,53 @@
+import { beforeAll, expect, test } from "bun:test";
+import { keyPrefix } from "../../src/core/keys.ts";
+import { describeEachDialect } from "../support/databases.ts";
+import { readJson } from "../support/http.ts";
+import { signUpUser, type Browser } from "../support/session.ts";
+import { useGateway } from "../support/server.ts";
+
+describeEachDialect("one user's keys, seen from another's session", (dialect) => {
+  const gateway = useGateway(dialect);
+  let alice: Browser;
+  let bob: Browser;
+  let aliceKey: { id: string; secret: string; view: Record<string, unknown> };
+
+  beforeAll(async () => {
+    alice = await signUpUser(gateway().url);
+    bob = await signUpUser(gateway().url);
+    const created = await readJson(await alice.send("POST", "/keys/generate", { name: "alice's", creditLimitUsd: 5 }));
+    const view = (await readJson(await alice.send("GET", "/keys/generate"))).keys[0];
+    aliceKey = { id: view.id, secret: created.key, view };
+    await bob.send("POST", "/keys/generate", { name: "bob's" });
+  });
+
+  const aliceKeyIsUntouched = async () => {
+    expect((await readJson(await alice.send("GET", "/keys/generate"))).keys).toEqual([aliceKey.view]);
+  };
+
+  test("are not in the other's list", async () => {
+    const keys = (await readJson(await bob.send("GET", "/keys/generate"))).keys;
+    expect(keys.map((k: { name: string }) => k.name)).toEqual(["bob's"]);
+    expect(keys.map((k: { prefix: string }) => k.prefix)).not.toContain(keyPrefix(aliceKey.secret));
+  });
+
+  test("cannot be edited: 403 Forbidden or key not found, as for a key that does not exist", async () => {
+    const res = await bob.send("PATCH", `/keys/${aliceKey.id}`, { name: "bob's now", creditLimitUsd: null });
+    expect(res.status).toBe(403);
+    expect(await readJson(res)).toEqual({ error: "Forbidden or key not found" });
+    await aliceKeyIsUntouched();
+  });
+
+  test("cannot be rotated: 404 Key not found or already revoked", async () => {
+    const res = await bob.send("POST", `/keys/${aliceKey.id}/rotate`);
+    expect(res.status).toBe(404);
+    expect(await readJson(res)).toEqual({ error: "Key not found or already revoked" });
+    await aliceKeyIsUntouched();
+  });
+
+  test.each([["/revoke"], [""]])("cannot be revoked through DELETE /keys/{keyId}%s: 404 Key not found", async (suffix) => {
+    const res = await bob.send("DELETE", `/keys/${aliceKey.id}${suffix}`);
+    expect(res.status).toBe(404);
+    expect(await readJson(res)).toEqual({ error: "Key not found" });
+    await aliceKeyIsUntouched();
+  });
+});
