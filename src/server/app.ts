@@ -4,12 +4,15 @@ import { AppError } from "../core/errors.ts";
 import type { Store } from "../core/store.ts";
 import { asAppError, plainError } from "./http.ts";
 import type { Logger } from "./log.ts";
+import { catalogCache } from "./catalog-cache.ts";
+import { chatRoutes } from "./routes/chat.ts";
 import { accountRoutes } from "./routes/account.ts";
 import { authRoutes } from "./routes/auth.ts";
 import { keyRoutes } from "./routes/keys.ts";
 import { publicRoutes } from "./routes/public.ts";
 import { settingsRoutes } from "./routes/settings.ts";
 import { usageRoutes } from "./routes/usage.ts";
+import { startSweeper } from "./sweeper.ts";
 
 export interface AppDeps {
   config: Config;
@@ -28,6 +31,7 @@ export function createApp(deps: AppDeps) {
       if (code === "VALIDATION") return plainError(new AppError("invalid_request_error", "Invalid request body"));
       return plainError(asAppError(error, log));
     })
+    .use(chatRoutes({ ...deps, catalog: catalogCache(store, now) }))
     .use(publicRoutes(store, log, now))
     .use(authRoutes(deps))
     .use(accountRoutes(deps))
@@ -46,10 +50,12 @@ export function startServer(deps: AppDeps): RunningServer {
   const app = createApp(deps).listen({ port: deps.config.port, hostname: deps.config.host });
   const server = app.server;
   if (!server) throw new Error("the HTTP server did not start");
+  const stopSweeper = startSweeper(deps.store, deps.log, deps.now, deps.config.sweepIntervalMs);
   return {
     url: `http://${deps.config.host.includes(":") ? `[${deps.config.host}]` : deps.config.host}:${server.port}${deps.config.basePath}`,
     port: server.port ?? 0,
     stop: async () => {
+      stopSweeper();
       await app.stop();
     },
   };
