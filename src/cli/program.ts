@@ -1,7 +1,11 @@
 import { Command, CommanderError } from "commander";
 import { ConfigError } from "../config.ts";
+import { registerCredits } from "./commands/credits.ts";
+import { registerKeys } from "./commands/keys.ts";
 import { registerModels } from "./commands/models.ts";
 import { registerServer } from "./commands/server.ts";
+import { registerUsage } from "./commands/usage.ts";
+import { registerUsers } from "./commands/users.ts";
 import { CliError, type Output } from "./output.ts";
 
 export function buildProgram(): Command {
@@ -12,6 +16,10 @@ export function buildProgram(): Command {
     .exitOverride();
   const output = (): Output => ({ json: Boolean(program.opts().json) });
   registerServer(program, output);
+  registerUsers(program, output);
+  registerCredits(program, output);
+  registerKeys(program, output);
+  registerUsage(program, output);
   registerModels(program, output);
   // --json is accepted after the subcommand too: `gateway models list --json`.
   for (const command of allCommands(program)) command.option("--json", "machine-readable JSON output");

@@ -1,0 +1,56 @@
+import type { Command } from "commander";
+import { formatUsd, nanos } from "../../core/money.ts";
+import { withStore } from "../context.ts";
+import { printRecords, printResult, type Output } from "../output.ts";
+import { requireAccount, usdFlag } from "./users.ts";
+
+export function registerCredits(program: Command, output: () => Output): void {
+  const credits = program.command("credits").description("an account's credits: grant, show");
+
+  credits
+    .command("grant")
+    .description("add credits (a negative amount takes them away, as an adjustment)")
+    .requiredOption("--email <email>", "the account's e-mail")
+    .requiredOption("--usd <amount>", "USD to add, e.g. 25 or -2.50")
+    .option("--note <text>", "why, kept in the ledger")
+    .action(async (opts: { email: string; usd: string; note?: string }) => {
+      const amount = usdFlag("--usd", opts.usd, (value) => value !== 0n, "a non-zero USD amount");
+      await withStore({}, async ({ store }) => {
+        const account = await requireAccount(store, opts.email);
+        const kind = amount > 0n ? "grant" : "adjustment";
+        const note = opts.note ?? "granted by the operator";
+        const result = await store.addCredit({ accountId: account.id, amount, kind, note, now: Date.now() });
+        const balanceUsd = formatUsd(result?.balance ?? account.balance, 6);
+        printResult(
+          output(),
+          { email: account.email, kind, amountUsd: formatUsd(amount, 9), balanceUsd },
+          `${kind} of ${formatUsd(amount, 9)} USD to ${account.email}; balance ${balanceUsd} USD`,
+        );
+      });
+    });
+
+  credits
+    .command("show")
+    .description("balance, reserved, available, and the ledger's own sum (equal to the balance)")
+    .requiredOption("--email <email>", "the account's e-mail")
+    .action(async (opts: { email: string }) =>
+      withStore({}, async ({ store }) => {
+        const account = await requireAccount(store, opts.email);
+        const view = {
+          email: account.email,
+          balanceUsd: formatUsd(account.balance, 9),
+          reservedUsd: formatUsd(account.reserved, 9),
+          availableUsd: formatUsd(nanos(account.balance - account.reserved), 9),
+          ledgerSumUsd: formatUsd(await store.ledgerSum(account.id), 9),
+        };
+        if (output().json) return printResult(output(), view, "");
+        printRecords(output(), [view], {
+          email: (v) => v.email,
+          "balance USD": (v) => v.balanceUsd,
+          "reserved USD": (v) => v.reservedUsd,
+          "available USD": (v) => v.availableUsd,
+          "ledger sum USD": (v) => v.ledgerSumUsd,
+        });
+      }),
+    );
+}

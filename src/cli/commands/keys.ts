@@ -1,0 +1,136 @@
+import type { Command } from "commander";
+import {
+  issueKey, KEY_ROTATED, keyCreatedView, keyListView, parseKeyChange, parseNewKey, rotateKey,
+  type KeyField, type Parsed,
+} from "../../core/key-rules.ts";
+import type { ApiKey, Store } from "../../core/store.ts";
+import { withStore } from "../context.ts";
+import { CliError, printRecords, printResult, type Output } from "../output.ts";
+import { requireAccount } from "./users.ts";
+
+interface KeyFlags {
+  name?: string;
+  expires?: string;
+  creditLimit?: string;
+  usdPerHour?: string;
+  requestsPerHour?: string;
+}
+
+const FLAG_OF: Record<KeyField, string> = {
+  name: "--name",
+  expiresAt: "--expires",
+  creditLimitUsd: "--credit-limit",
+  rateLimitUsdPerHour: "--usd-per-hour",
+  rateLimitRequestsPerHour: "--requests-per-hour",
+};
+
+// "none" clears a value; numbers must be plain decimals (Number() would also take "0x10" or "").
+const CLEAR = "none";
+const flagNumber = (raw: string | undefined): number | null | undefined => {
+  if (raw === undefined || raw === CLEAR) return raw === CLEAR ? null : undefined;
+  return /^-?\d+(\.\d+)?$/.test(raw) ? Number(raw) : Number.NaN;
+};
+
+/** The flags as the API's request fields, so that the one set of key rules in core judges both. */
+const asRequestFields = (flags: KeyFlags): Record<string, unknown> => ({
+  name: flags.name,
+  expiresAt: flags.expires === CLEAR ? null : flags.expires,
+  creditLimitUsd: flagNumber(flags.creditLimit),
+  rateLimitUsdPerHour: flagNumber(flags.usdPerHour),
+  rateLimitRequestsPerHour: flagNumber(flags.requestsPerHour),
+});
+
+function accepted<T>(parsed: Parsed<T>): T {
+  if (!parsed.ok) throw new CliError(`${FLAG_OF[parsed.field]} ${parsed.reason}`);
+  return parsed.value;
+}
+
+async function requireKey(store: Store, id: string): Promise<ApiKey> {
+  const key = await store.findKey(id);
+  if (!key) throw new CliError(`no key with id "${id}" (see: gateway keys list --email E)`);
+  return key;
+}
+
+const limitFlags = (command: Command, clearable: boolean): Command => {
+  const clear = clearable ? `; "${CLEAR}" clears it` : "";
+  return command
+    .option("--name <name>", "label")
+    .option("--expires <iso>", `expiry, ISO 8601 with a time zone${clear}`)
+    .option("--credit-limit <usd>", `lifetime spend cap in USD${clear}`)
+    .option("--usd-per-hour <usd>", `hourly spend ceiling in USD${clear}`)
+    .option("--requests-per-hour <n>", `hourly request ceiling${clear}`);
+};
+
+export function registerKeys(program: Command, output: () => Output): void {
+  const keys = program.command("keys").description("API keys: create, list, rotate, revoke, update");
+
+  limitFlags(keys.command("create").description("issue a key; its secret is printed once"), false)
+    .requiredOption("--email <email>", "the owner's e-mail")
+    .action(async (opts: KeyFlags & { email: string }) =>
+      withStore({}, async ({ store }) => {
+        const account = await requireAccount(store, opts.email);
+        const now = Date.now();
+        const fields = accepted(parseNewKey(asRequestFields(opts), now));
+        const { key, secret } = await issueKey(store, { accountId: account.id, fields, origin: "cli", now });
+        const created = { id: key.id, ...keyCreatedView(key, secret) };
+        printResult(output(), created, `${secret}\nkey ${key.id} ("${key.name}") for ${account.email}. ${created.message}`);
+      }),
+    );
+
+  keys
+    .command("list")
+    .description("an account's keys, newest first, in every state")
+    .requiredOption("--email <email>", "the owner's e-mail")
+    .action(async (opts: { email: string }) =>
+      withStore({}, async ({ store }) => {
+        const account = await requireAccount(store, opts.email);
+        const now = Date.now();
+        printRecords(output(), (await store.listKeys(account.id)).map((key) => keyListView(key, now)), {
+          id: (k) => k.id,
+          name: (k) => k.name,
+          prefix: (k) => k.prefix,
+          status: (k) => k.status,
+          expires: (k) => k.expiresAt ?? "-",
+          "credit limit USD": (k) => k.creditLimitUsd ?? "-",
+          "USD/hour": (k) => k.rateLimitUsdPerHour ?? "-",
+          "requests/hour": (k) => k.rateLimitRequestsPerHour ?? "-",
+          requests: (k) => k.total_requests,
+          "spend USD": (k) => k.total_spend_usd,
+        });
+      }),
+    );
+
+  keys
+    .command("rotate <keyId>")
+    .description("revoke a key and issue its replacement (same name, expiry and limits); prints the new secret once")
+    .action(async (id: string) =>
+      withStore({}, async ({ store }) => {
+        const old = await requireKey(store, id);
+        const { key, secret } = await rotateKey(store, old.accountId, id, Date.now());
+        printResult(output(), { id: key.id, key: secret, message: KEY_ROTATED }, `${secret}\nkey ${id} revoked; replacement ${key.id}. ${KEY_ROTATED}`);
+      }),
+    );
+
+  keys
+    .command("revoke <keyId>")
+    .description("revoke a key: it is refused from the next request on")
+    .action(async (id: string) =>
+      withStore({}, async ({ store }) => {
+        const now = Date.now();
+        const key = await store.revokeKey((await requireKey(store, id)).accountId, id, now);
+        if (!key) throw new CliError(`key ${id} is already revoked`);
+        printResult(output(), keyListView(key, now), `key ${id} revoked`);
+      }),
+    );
+
+  limitFlags(keys.command("update <keyId>").description("change a key's name, expiry or limits"), true)
+    .action(async (id: string, opts: KeyFlags) =>
+      withStore({}, async ({ store }) => {
+        const now = Date.now();
+        const change = accepted(parseKeyChange(asRequestFields(opts), now));
+        const key = await store.updateKey((await requireKey(store, id)).accountId, id, change);
+        if (!key) throw new CliError(`no key with id "${id}"`);
+        printResult(output(), keyListView(key, now), `key ${id} updated`);
+      }),
+    );
+}
