@@ -88,6 +88,12 @@ export function startFakeUpstream(): FakeUpstream {
       });
       const fullUsage = usage ? { ...usage, total_tokens: usage.prompt_tokens + usage.completion_tokens } : undefined;
       open++;
+      let closed = false;
+      const done = () => {
+        if (!closed) open--;
+        closed = true;
+      };
+      request.signal.addEventListener("abort", done);
       const stream = new ReadableStream({
         async start(c) {
           try {
@@ -95,13 +101,16 @@ export function startFakeUpstream(): FakeUpstream {
             send(c, chunk({ role: "assistant", content: "" }, null));
             for (const [i, text] of parts.entries()) {
               if (b.stallAfter === i) {
-                await new Promise(() => {}); // silent forever, until the client aborts
+                // Silent until the client goes away.
+                await new Promise((resolve) => request.signal.addEventListener("abort", resolve));
+                return;
               }
               if (b.breakAfter === i) {
                 c.error(new Error("connection broken by the fake"));
                 return;
               }
               send(c, chunk({ content: text }, null));
+              await sleep(1); // chunks arrive over time, as from a real provider
             }
             if (b.usageInFinalChunk) send(c, chunk({}, "stop", fullUsage ? { usage: fullUsage } : {}));
             else {
@@ -111,12 +120,10 @@ export function startFakeUpstream(): FakeUpstream {
             send(c, "[DONE]");
             c.close();
           } finally {
-            open--;
+            done();
           }
         },
-        cancel() {
-          open--;
-        },
+        cancel: done,
       });
       return new Response(stream, { headers: { "content-type": "text/event-stream" } });
     },

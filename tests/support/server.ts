@@ -19,9 +19,12 @@ export interface TestGateway {
   stop(): Promise<void>;
 }
 
-/** Starts the real server in this process on a free loopback port over a fresh database. */
-export async function startGateway(dialect: Dialect, env: Record<string, string> = {}): Promise<TestGateway> {
-  const testDb = await createTestDatabase(dialect);
+/**
+ * Starts the real server in this process on a free loopback port over a fresh database, or
+ * over `shared` as a further instance of an existing gateway (it then leaves the database be).
+ */
+export async function startGateway(dialect: Dialect, env: Record<string, string> = {}, shared?: TestDatabase): Promise<TestGateway> {
+  const testDb = shared ?? (await createTestDatabase(dialect));
   const config = loadConfig({ PORT: "0", HOST: "127.0.0.1", DATABASE_URL: testDb.url, ...env });
   const db = openDatabase(config.databaseUrl);
   await migrate(db);
@@ -36,7 +39,7 @@ export async function startGateway(dialect: Dialect, env: Record<string, string>
     stop: async () => {
       await server.stop();
       await db.close();
-      await testDb.drop();
+      if (!shared) await testDb.drop();
     },
   };
 }
