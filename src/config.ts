@@ -30,6 +30,8 @@ export interface Config {
   smtpUrl: string | undefined;
   alertFrom: string;
   estimatorModel: string | undefined;
+  /** How long the estimator model may take before the estimator answers 504 (the spec's 120 s). */
+  estimatorTimeoutMs: number;
   trustProxy: boolean;
   /** How long a reservation stays valid without its request finishing; a crashed process's are swept after it. */
   reservationLeaseMs: number;
@@ -131,6 +133,7 @@ export function loadConfig(env: Env = process.env, overrides: ConfigOverrides = 
     smtpUrl: read("SMTP_URL"),
     alertFrom: read("ALERT_FROM") ?? "gateway@localhost",
     estimatorModel: read("ESTIMATOR_MODEL"),
+    estimatorTimeoutMs: integer("ESTIMATOR_TIMEOUT_MS", 120_000, 1, 3_600_000),
     trustProxy: flag("TRUST_PROXY"),
     reservationLeaseMs: integer("RESERVATION_LEASE_MS", 300_000, 1_000, 86_400_000),
     sweepIntervalMs: integer("SWEEP_INTERVAL_MS", 30_000, 100, 3_600_000),

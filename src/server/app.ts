@@ -8,6 +8,7 @@ import { catalogCache } from "./catalog-cache.ts";
 import { chatRoutes } from "./routes/chat.ts";
 import { accountRoutes } from "./routes/account.ts";
 import { authRoutes } from "./routes/auth.ts";
+import { estimatorRoutes } from "./routes/estimator.ts";
 import { keyRoutes } from "./routes/keys.ts";
 import { publicRoutes } from "./routes/public.ts";
 import { settingsRoutes } from "./routes/settings.ts";
@@ -33,6 +34,7 @@ export function createApp(deps: AppDeps) {
     })
     .use(chatRoutes({ ...deps, catalog: catalogCache(store, now) }))
     .use(publicRoutes(store, log, now))
+    .use(estimatorRoutes(deps))
     .use(authRoutes(deps))
     .use(accountRoutes(deps))
     .use(keyRoutes(deps))

@@ -1,4 +1,5 @@
 import { describe, expect, test } from "bun:test";
+import { ConfigError, loadConfig } from "../../src/config.ts";
 import { FALLBACK_CATALOG, type Model } from "../../src/core/catalog.ts";
 import { AppError, MESSAGES } from "../../src/core/errors.ts";
 import { answerEstimator, ESTIMATOR_MAX_OUTPUT_TOKENS, type AskModel, type ChatTurn, type EstimatorInput } from "../../src/core/estimator.ts";
@@ -125,5 +126,16 @@ describe("estimatorSystemPrompt", () => {
   test("lists only the catalog it is given", () => {
     const live = FALLBACK_CATALOG.filter((m) => m.id !== "gpt-4o");
     expect(estimatorSystemPrompt(live, SDK)).not.toContain("- gpt-4o (");
+  });
+});
+
+describe("ESTIMATOR_TIMEOUT_MS", () => {
+  test("defaults to the spec's 120 seconds and can be shortened", () => {
+    expect(loadConfig({}).estimatorTimeoutMs).toBe(120_000);
+    expect(loadConfig({ ESTIMATOR_TIMEOUT_MS: "50" }).estimatorTimeoutMs).toBe(50);
+  });
+
+  test.each(["0", "-1", "1.5", "soon"])("refuses %p", (value) => {
+    expect(() => loadConfig({ ESTIMATOR_TIMEOUT_MS: value })).toThrow(ConfigError);
   });
 });
