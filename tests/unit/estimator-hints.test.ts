@@ -50,6 +50,7 @@ describe("keyword hints", () => {
     ["the cheapest option", { cheap: true }],
     ["a high-volume classifier", { cheap: true }],
     ["high volume traffic", { cheap: true }],
+    ["a low-cost summariser", { cheap: true }],
     ["step-by-step reasoning", { reasoning: true }],
     ["complex multi-step tasks", { reasoning: true }],
     ["extract data from documents with complex code, cheap", { code: true, documents: true, extraction: true, cheap: true, reasoning: true }],

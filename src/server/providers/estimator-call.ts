@@ -6,7 +6,7 @@ import type { Provider } from "../../core/catalog.ts";
 import type { AskModel } from "../../core/estimator.ts";
 
 /** The answer's text in an OpenAI-style completion body, or null when it has none. */
-export function completionText(body: unknown): string | null {
+function completionText(body: unknown): string | null {
   const choices = (body as { choices?: unknown } | null)?.choices;
   const content = Array.isArray(choices) ? (choices[0] as { message?: { content?: unknown } } | undefined)?.message?.content : undefined;
   return typeof content === "string" ? content : null;
