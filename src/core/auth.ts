@@ -4,20 +4,20 @@ import { AppError, MESSAGES } from "./errors.ts";
 import type { Nanos } from "./money.ts";
 import type { Account, FreeCreditOffer, RateLimitStore, SessionStore, UserStore } from "./store.ts";
 
-export const PASSWORD_MIN_LENGTH = 8;
+const PASSWORD_MIN_LENGTH = 8;
 // argon2 takes any length, but an unbounded password is an unbounded amount of work per request.
-export const PASSWORD_MAX_LENGTH = 1024;
+const PASSWORD_MAX_LENGTH = 1024;
 const EMAIL_MAX_LENGTH = 254;
 const EMAIL_PATTERN = /^[^\s@]+@[^\s@.]+(\.[^\s@.]+)+$/;
 
 /** Sign-in attempts allowed per IP and, separately, per e-mail in a rolling window. */
-export const LOGIN_ATTEMPTS = { limit: 10, windowMs: 15 * 60 * 1000 };
+const LOGIN_ATTEMPTS = { limit: 10, windowMs: 15 * 60 * 1000 };
 const DAY_MS = 24 * 60 * 60 * 1000;
 
 const invalid = (message: string) => new AppError("invalid_request_error", message);
 
 /** How e-mails are stored and looked up: trimmed and lower-cased. */
-export const accountEmail = (raw: string): string => raw.trim().toLowerCase();
+const accountEmail = (raw: string): string => raw.trim().toLowerCase();
 
 /** A new account's e-mail, normalized, or a 400 saying why it is not one. */
 export function parseEmail(value: unknown): string {

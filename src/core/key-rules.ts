@@ -4,20 +4,20 @@ import { generateKeySecret, hashKey, keyPrefix, keyStatus } from "./keys.ts";
 import { formatUsd, NANOS_PER_USD, parseUsd, type Nanos } from "./money.ts";
 import type { ApiKey, KeyChange, KeyManagementStore, KeyStore, NewKey } from "./store.ts";
 
-export const DEFAULT_KEY_NAME = "Default Key";
+const DEFAULT_KEY_NAME = "Default Key";
 const NAME_MAX_LENGTH = 100;
 // Upper bounds keep every limit far inside a 64-bit count of nano-USD.
 const MAX_LIMIT_USD = 1_000_000;
 const MAX_REQUESTS_PER_HOUR = 1_000_000_000;
 
 /** The spec's "5 keys per hour", over keys made by `POST /keys/generate` only. */
-export const KEY_GENERATION_LIMIT = { count: 5, windowMs: 60 * 60 * 1000 };
+const KEY_GENERATION_LIMIT = { count: 5, windowMs: 60 * 60 * 1000 };
 
-export const KEY_SHOWN_ONCE = "Store this key now: it is shown only once and cannot be retrieved later.";
+const KEY_SHOWN_ONCE = "Store this key now: it is shown only once and cannot be retrieved later.";
 export const KEY_ROTATED = "The old key no longer works. Store the new key now: it is shown only once.";
 
 /** The request fields of a key, by their wire names. */
-export const KEY_FIELDS = ["name", "expiresAt", "creditLimitUsd", "rateLimitUsdPerHour", "rateLimitRequestsPerHour"] as const;
+const KEY_FIELDS = ["name", "expiresAt", "creditLimitUsd", "rateLimitUsdPerHour", "rateLimitRequestsPerHour"] as const;
 export type KeyField = (typeof KEY_FIELDS)[number];
 
 export type KeyFields = { [K in keyof KeyChange]-?: Exclude<KeyChange[K], undefined> };
@@ -131,8 +131,6 @@ export const keyListView = (key: ApiKey, now: number) => ({
   total_requests: key.totalRequests,
   total_spend_usd: formatUsd(key.totalSpend, 6),
 });
-
-export type KeyListView = ReturnType<typeof keyListView>;
 
 const numberOrNull = (amount: Nanos | null): number | null => (amount === null ? null : usdNumber(amount));
 

@@ -3,10 +3,10 @@ import { formatUsd } from "./money.ts";
 import type { UsageExportRow, UsageExportStore } from "./store.ts";
 
 /** The spec's "latest 1,000 usage logs". */
-export const USAGE_EXPORT_LIMIT = 1_000;
+const USAGE_EXPORT_LIMIT = 1_000;
 const PAGE_SIZE = 200;
 
-export const USAGE_CSV_COLUMNS = [
+const USAGE_CSV_COLUMNS = [
   "date", "model", "requested_model", "prompt_tokens", "completion_tokens", "cost_usd", "latency_ms", "status",
 ] as const;
 
