@@ -292,6 +292,20 @@ export interface BillingStore {
   renewLease(reservationId: string, leaseExpiresAt: number): Promise<void>;
   /** Releases reservations whose lease has run out (their process died); returns how many. */
   sweepExpiredReservations(now: number): Promise<number>;
+  /** The account's money from every side, for checking that they agree. */
+  auditAccount(accountId: string): Promise<AccountAudit | null>;
+}
+
+export interface AccountAudit {
+  balance: Nanos;
+  /** Sum of the ledger's entries; equals `balance`. */
+  ledgerSum: Nanos;
+  /** Sum of the ledger's credits (grants, purchases, positive adjustments). */
+  credited: Nanos;
+  /** Sum of the usage logs' costs; equals the charges in the ledger. */
+  usageCost: Nanos;
+  reserved: Nanos;
+  openReservations: number;
 }
 
 export type Store = ModelStore & HealthStore & AccountStore & KeyStore & RateLimitStore

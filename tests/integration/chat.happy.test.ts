@@ -145,5 +145,13 @@ describeEachDialect("chat completions through the official openai SDK", (dialect
     expect(key.totalRequests).toBe(12);
     expect(key.totalSpend).toBe(nanos(spent));
     expect(key.lastUsedAt).not.toBeNull();
+    expect(await gateway().store.auditAccount(account.id)).toEqual({
+      balance: after.balance,
+      ledgerSum: after.balance,
+      credited: nanos(3_000_000_000n),
+      usageCost: nanos(spent),
+      reserved: nanos(0),
+      openReservations: 0,
+    });
   });
 });

@@ -1,6 +1,6 @@
 import { nanos, type Nanos } from "../../core/money.ts";
 import { decideReservation, minuteOf, windowStartMinute, type HourWindow } from "../../core/reservation.ts";
-import type { BillingStore, NewReservation, Release, ReservationOutcome, Settlement } from "../../core/store.ts";
+import type { AccountAudit, BillingStore, NewReservation, Release, ReservationOutcome, Settlement } from "../../core/store.ts";
 import type { Database } from "../database.ts";
 import type { Dialect } from "../migration-files.ts";
 import { big, exec, first, int, intOrNull, rows, type Work } from "../sql.ts";
@@ -186,6 +186,27 @@ async function sweep(db: Database, now: number): Promise<number> {
   return released;
 }
 
+function* auditAccount(accountId: string): Work<AccountAudit | null> {
+  const row = yield* first(
+    `SELECT a.balance_nanos, a.reserved_nanos,
+       (SELECT COALESCE(SUM(amount_nanos), 0) FROM ledger_entries WHERE account_id = a.id) AS ledger_sum,
+       (SELECT COALESCE(SUM(amount_nanos), 0) FROM ledger_entries WHERE account_id = a.id AND amount_nanos > 0) AS credited,
+       (SELECT COALESCE(SUM(cost_nanos), 0) FROM usage_logs WHERE account_id = a.id) AS usage_cost,
+       (SELECT COUNT(*) FROM reservations WHERE account_id = a.id) AS open_reservations
+     FROM accounts a WHERE a.id = ?`,
+    accountId,
+  );
+  if (!row) return null;
+  return {
+    balance: nanos(big(row.balance_nanos)),
+    ledgerSum: nanos(big(row.ledger_sum)),
+    credited: nanos(big(row.credited)),
+    usageCost: nanos(big(row.usage_cost)),
+    reserved: nanos(big(row.reserved_nanos)),
+    openReservations: int(row.open_reservations),
+  };
+}
+
 export const billingStore = (db: Database): BillingStore => ({
   reserve: (input) => db.transaction(reserve(db.dialect, input)),
   settle: (input) => db.transaction(settle(input)),
@@ -196,4 +217,5 @@ export const billingStore = (db: Database): BillingStore => ({
     await db.run(exec("UPDATE reservations SET lease_expires_at = ? WHERE id = ?", leaseExpiresAt, id));
   },
   sweepExpiredReservations: (now) => sweep(db, now),
+  auditAccount: (accountId) => db.run(auditAccount(accountId)),
 });

@@ -1,0 +1,279 @@
+// `make bench`: the gateway's cost per request against a bare Bun pass-through proxy and
+// against the upstream itself, on SQLite and Postgres, streaming and not, at concurrency
+// 1, 16 and 64. Runs are interleaved and repeated; medians are reported in a table and in
+// bench/RESULTS.md, followed by a check that the ledger is exact after the load.
+import { SQL } from "bun";
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { cpus, tmpdir, totalmem } from "node:os";
+import { join } from "node:path";
+import { openDatabase } from "../src/db/database.ts";
+import { createStore } from "../src/db/store/index.ts";
+import { formatUsd, nanos } from "../src/core/money.ts";
+import { cpuMicros, median, rssKiB, startServer, timeToFirstByte, wrk, type LoadResult, type Server } from "./processes.ts";
+
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 3);
+const RUNS = Number(process.env.BENCH_RUNS ?? 3);
+const CONCURRENCY = [1, 16, 64];
+const ACCOUNTS = Number(process.env.BENCH_ACCOUNTS ?? 100);
+const PG_SERVER = process.env.BENCH_POSTGRES_URL ?? "postgres://postgres@127.0.0.1:5432/test";
+const BINARY = new URL("../dist/gateway", import.meta.url).pathname;
+const RESULTS = new URL("./RESULTS.md", import.meta.url).pathname;
+// The server under test gets a core of its own; the load generator and the upstream share the other.
+const SERVER_CORE = cpus().length > 1 ? 1 : 0;
+const LOAD_CORE = 0;
+
+const BODY = JSON.stringify({ model: "gpt-4.1-nano", messages: [{ role: "user", content: "Say hello in twenty words." }], max_tokens: 32 });
+const STREAM_BODY = JSON.stringify({ ...JSON.parse(BODY), stream: true });
+type Mode = "json" | "stream";
+type Target = "direct" | "baseline" | "gateway";
+const body = (mode: Mode) => (mode === "json" ? BODY : STREAM_BODY);
+
+interface Sample extends LoadResult {
+  cpuPerRequestUs: number;
+}
+
+const log = (line: string) => process.stderr.write(`${line}\n`);
+
+async function ensureWrk(): Promise<void> {
+  if (Bun.which("wrk")) return;
+  log("installing wrk from Debian's packages…");
+  const run = (cmd: string[]) => Bun.spawnSync(cmd, { stdout: "ignore", stderr: "inherit" }).exitCode;
+  if (run(["apt-get", "install", "-y", "wrk"]) !== 0 && (run(["apt-get", "update"]), run(["apt-get", "install", "-y", "wrk"])) !== 0) {
+    throw new Error("wrk is required: apt-get install wrk");
+  }
+}
+
+async function cli(args: string[], env: Record<string, string>): Promise<string> {
+  const proc = Bun.spawn([BINARY, ...args], { env: { ...process.env, ...env }, stdout: "pipe", stderr: "pipe" });
+  const [out, err, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
+  if (code !== 0) throw new Error(`gateway ${args.join(" ")} failed: ${err}`);
+  return out;
+}
+
+/** Funded accounts with one key each, made through the CLI as an operator would. */
+async function prepareAccounts(env: Record<string, string>): Promise<{ keys: string[]; emails: string[] }> {
+  await cli(["migrate"], env);
+  const emails = Array.from({ length: ACCOUNTS }, (_, i) => `bench-${i}@bench.local`);
+  const keys: string[] = [];
+  for (const email of emails) {
+    await cli(["users", "create", "--email", email, "--credits", "100000", "--json"], env);
+    keys.push(JSON.parse(await cli(["keys", "create", "--email", email, "--name", "bench", "--json"], env)).key);
+  }
+  return { keys, emails };
+}
+
+async function measure(server: Server, url: string, mode: Mode, connections: number, keysFile: string): Promise<Sample> {
+  const before = cpuMicros(server.pid);
+  const result = await wrk(url, connections, SECONDS, LOAD_CORE, {
+    BENCH_KEYS: keysFile,
+    BENCH_BODY: body(mode),
+    BENCH_PATH: new URL(url).pathname,
+  });
+  const cpu = cpuMicros(server.pid) - before;
+  return { ...result, cpuPerRequestUs: result.requests > 0 ? cpu / result.requests : Number.NaN };
+}
+
+async function freshDatabase(dialect: "sqlite" | "postgres"): Promise<{ url: string; drop(): Promise<void> }> {
+  if (dialect === "sqlite") return { url: `sqlite:${join(mkdtempSync(join(tmpdir(), "gateway-bench-")), "bench.db")}`, drop: async () => {} };
+  const name = `gw_bench_${process.pid}`;
+  const admin = new SQL(PG_SERVER, { max: 1 });
+  await admin.unsafe(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+  await admin.unsafe(`CREATE DATABASE ${name}`);
+  await admin.close();
+  const url = new URL(PG_SERVER);
+  url.pathname = `/${name}`;
+  return {
+    url: url.toString(),
+    drop: async () => {
+      const conn = new SQL(PG_SERVER, { max: 1 });
+      await conn.unsafe(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      await conn.close();
+    },
+  };
+}
+
+async function postgresReachable(): Promise<boolean> {
+  try {
+    const conn = new SQL(PG_SERVER, { max: 1, connectionTimeout: 2 });
+    await conn.unsafe("SELECT 1");
+    await conn.close();
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** After the load: every account's balance = its credits − the usage logs' costs = its ledger sum, nothing reserved. */
+async function checkLedger(databaseUrl: string, emails: string[]): Promise<{ ok: boolean; detail: string }> {
+  const db = openDatabase(databaseUrl);
+  const store = createStore(db);
+  let charged = 0n;
+  const problems: string[] = [];
+  for (const email of emails) {
+    const account = await store.findAccountByEmail(email);
+    const audit = account ? await store.auditAccount(account.id) : null;
+    if (!audit) {
+      problems.push(`${email}: missing`);
+      continue;
+    }
+    charged += audit.usageCost;
+    if (audit.balance !== audit.ledgerSum) problems.push(`${email}: balance ${audit.balance} ≠ ledger ${audit.ledgerSum}`);
+    if (audit.balance !== audit.credited - audit.usageCost) problems.push(`${email}: balance ≠ credits − usage costs`);
+    if (audit.openReservations !== 0 || audit.reserved !== 0n) problems.push(`${email}: ${audit.openReservations} reservations open`);
+  }
+  await db.close();
+  const detail = problems.length
+    ? problems.slice(0, 5).join("; ")
+    : `${emails.length} accounts: balance = credits − usage costs = ledger sum, none reserved; $${formatUsd(nanos(charged), 6)} charged in all`;
+  return { ok: problems.length === 0, detail };
+}
+
+/** RSS of a fresh gateway after 10,000 and after 100,000 non-streaming requests. */
+async function memoryGrowth(gatewayEnv: Record<string, string>, keysFile: string): Promise<{ after10k: number; after100k: number }> {
+  const gateway = await startServer([BINARY, "serve", "--port", "0"], gatewayEnv, SERVER_CORE);
+  const url = `${gateway.url}/v1/chat/completions`;
+  let served = 0;
+  let after10k = 0;
+  const deadline = Date.now() + 120_000;
+  try {
+    while (served < 100_000 && Date.now() < deadline) {
+      const r = await wrk(url, 16, 2, LOAD_CORE, { BENCH_KEYS: keysFile, BENCH_BODY: BODY, BENCH_PATH: new URL(url).pathname });
+      served += r.requests;
+      if (after10k === 0 && served >= 10_000) after10k = rssKiB(gateway.pid);
+    }
+    return { after10k, after100k: served >= 100_000 ? rssKiB(gateway.pid) : Number.NaN };
+  } finally {
+    await gateway.stop();
+  }
+}
+
+const fmt = (n: number, digits = 0) => (Number.isFinite(n) ? n.toFixed(digits) : "n/a");
+
+async function main(): Promise<void> {
+  await ensureWrk();
+  const upstream = await startServer([process.execPath, new URL("./fake-upstream.ts", import.meta.url).pathname], {}, LOAD_CORE);
+  const baseline = await startServer([process.execPath, new URL("./baseline-proxy.ts", import.meta.url).pathname], { UPSTREAM_URL: `${upstream.url}/v1` }, SERVER_CORE);
+  const dialects: ("sqlite" | "postgres")[] = ["sqlite", ...((await postgresReachable()) ? (["postgres"] as const) : [])];
+  if (dialects.length === 1) log(`Postgres at ${PG_SERVER} is not reachable: measuring SQLite only`);
+
+  const rows: string[] = [];
+  const checks: string[] = [];
+  const summary: Record<string, Record<string, number>> = {};
+  let memory: { after10k: number; after100k: number } | null = null;
+
+  try {
+    for (const dialect of dialects) {
+      const database = await freshDatabase(dialect);
+      const env = { DATABASE_URL: database.url, OPENAI_BASE_URL: `${upstream.url}/v1`, OPENAI_API_KEY: "bench", SWEEP_INTERVAL_MS: "30000" };
+      log(`[${dialect}] preparing ${ACCOUNTS} accounts through the CLI…`);
+      const { keys, emails } = await prepareAccounts(env);
+      const keysFile = join(mkdtempSync(join(tmpdir(), "gateway-bench-keys-")), "keys.txt");
+      writeFileSync(keysFile, `${keys.join("\n")}\n`);
+      const gateway = await startServer([BINARY, "serve", "--port", "0"], env, SERVER_CORE);
+      const targets: Record<Target, { server: Server; url: string }> = {
+        direct: { server: upstream, url: `${upstream.url}/v1/chat/completions` },
+        baseline: { server: baseline, url: `${baseline.url}/v1/chat/completions` },
+        gateway: { server: gateway, url: `${gateway.url}/v1/chat/completions` },
+      };
+      const samples = new Map<string, Sample[]>();
+      const ttfb = new Map<Target, number[]>();
+      try {
+        // Warm every path once so that no measured run pays for compilation or connection set-up.
+        for (const t of Object.values(targets)) await wrk(t.url, 4, 1, LOAD_CORE, { BENCH_KEYS: keysFile, BENCH_BODY: BODY, BENCH_PATH: "/v1/chat/completions" });
+        for (let run = 1; run <= RUNS; run++) {
+          for (const mode of ["json", "stream"] as Mode[]) {
+            for (const connections of CONCURRENCY) {
+              for (const target of ["direct", "baseline", "gateway"] as Target[]) {
+                const sample = await measure(targets[target].server, targets[target].url, mode, connections, keysFile);
+                const key = `${mode}|${connections}|${target}`;
+                samples.set(key, [...(samples.get(key) ?? []), sample]);
+                log(`[${dialect}] run ${run} ${mode} c=${connections} ${target}: ${fmt(sample.rps)} req/s, p50 ${fmt(sample.p50, 3)} ms, ${fmt(sample.cpuPerRequestUs, 1)} µs CPU/req${sample.failures ? `, ${sample.failures} FAILED` : ""}`);
+              }
+            }
+          }
+          for (const target of ["direct", "baseline", "gateway"] as Target[]) {
+            ttfb.set(target, [...(ttfb.get(target) ?? []), await timeToFirstByte(targets[target].url, keys, STREAM_BODY, 200)]);
+          }
+        }
+      } finally {
+        await gateway.stop();
+      }
+      const ledger = await checkLedger(database.url, emails);
+      checks.push(`- ${dialect} ledger after the load: ${ledger.ok ? "exact" : "MISMATCH"} (${ledger.detail})`);
+      if (dialect === "sqlite") memory = await memoryGrowth(env, keysFile);
+      await database.drop();
+
+      for (const mode of ["json", "stream"] as Mode[]) {
+        for (const connections of CONCURRENCY) {
+          const med = (target: Target, field: keyof Sample) => median((samples.get(`${mode}|${connections}|${target}`) ?? []).map((s) => s[field]));
+          for (const target of ["direct", "baseline", "gateway"] as Target[]) {
+            const failures = (samples.get(`${mode}|${connections}|${target}`) ?? []).reduce((n, s) => n + s.failures, 0);
+            rows.push(`| ${dialect} | ${mode} | ${connections} | ${target} | ${fmt(med(target, "rps"))} | ${fmt(med(target, "p50"), 3)} | ${fmt(med(target, "p90"), 3)} | ${fmt(med(target, "p99"), 3)} | ${fmt(med(target, "cpuPerRequestUs"), 1)} | ${failures} |`);
+          }
+          const ratio = (field: keyof Sample) => med("gateway", field) / med("baseline", field);
+          rows.push(`| ${dialect} | ${mode} | ${connections} | **gateway/baseline** | **${fmt(ratio("rps"), 2)}×** | | | | **${fmt(ratio("cpuPerRequestUs"), 2)}×** | |`);
+          summary[`${dialect}|${mode}|${connections}`] = {
+            rpsRatio: ratio("rps"),
+            cpuRatio: ratio("cpuPerRequestUs"),
+            addedP50: med("gateway", "p50") - med("direct", "p50"),
+          };
+        }
+        summary[`${dialect}|ttfb`] = { added: median(ttfb.get("gateway") ?? []) - median(ttfb.get("direct") ?? []) };
+      }
+      checks.push(
+        `- ${dialect} streaming time to first byte (c=1, median of ${RUNS}×200): direct ${fmt(median(ttfb.get("direct") ?? []), 3)} ms, baseline ${fmt(median(ttfb.get("baseline") ?? []), 3)} ms, gateway ${fmt(median(ttfb.get("gateway") ?? []), 3)} ms`,
+      );
+    }
+  } finally {
+    await baseline.stop();
+    await upstream.stop();
+  }
+
+  const verdict = (ok: boolean) => (ok ? "met" : "MISSED");
+  const s = (key: string) => summary[key] ?? {};
+  const targets = [
+    `- SQLite non-streaming CPU/request ≤ 1.5× baseline (c=64): ${fmt(s("sqlite|json|64").cpuRatio ?? Number.NaN, 2)}× — ${verdict((s("sqlite|json|64").cpuRatio ?? 99) <= 1.5)}`,
+    `- SQLite non-streaming req/s at c=64 ≥ 0.7× baseline: ${fmt(s("sqlite|json|64").rpsRatio ?? Number.NaN, 2)}× — ${verdict((s("sqlite|json|64").rpsRatio ?? 0) >= 0.7)}`,
+    `- SQLite added p50 over direct at c=1 ≤ 0.5 ms: ${fmt(s("sqlite|json|1").addedP50 ?? Number.NaN, 3)} ms — ${verdict((s("sqlite|json|1").addedP50 ?? 99) <= 0.5)}`,
+    `- SQLite streaming req/s at c=64 ≥ 0.7× baseline: ${fmt(s("sqlite|stream|64").rpsRatio ?? Number.NaN, 2)}× — ${verdict((s("sqlite|stream|64").rpsRatio ?? 0) >= 0.7)}`,
+    `- SQLite streaming time to first byte added over direct ≤ 0.5 ms: ${fmt(s("sqlite|ttfb").added ?? Number.NaN, 3)} ms — ${verdict((s("sqlite|ttfb").added ?? 99) <= 0.5)}`,
+    ...(dialects.includes("postgres")
+      ? [`- Postgres req/s at c=64 ≥ 0.4× baseline: ${fmt(s("postgres|json|64").rpsRatio ?? Number.NaN, 2)}× — ${verdict((s("postgres|json|64").rpsRatio ?? 0) >= 0.4)}`]
+      : []),
+    memory
+      ? `- RSS after 100,000 requests within 20% of RSS after 10,000: ${memory.after10k} KiB → ${memory.after100k} KiB (${fmt((memory.after100k / memory.after10k - 1) * 100, 1)}%) — ${verdict(memory.after100k <= memory.after10k * 1.2)}`
+      : "- memory: not measured",
+  ];
+
+  const version = (cmd: string[]) => Bun.spawnSync(cmd).stdout.toString().trim().split("\n")[0];
+  const report = [
+    "# Benchmark results",
+    "",
+    `Generated by \`make bench\` on ${new Date().toISOString()}.`,
+    "",
+    `- Machine: ${cpus().length} × ${cpus()[0]?.model ?? "unknown CPU"}, ${Math.round(totalmem() / 2 ** 30)} GiB; server under test pinned to core ${SERVER_CORE}, wrk and the fake upstream to core ${LOAD_CORE}`,
+    `- Versions: bun ${Bun.version}, ${version(["wrk", "--version"]) ?? "wrk"}, gateway ${BINARY}`,
+    `- Settings: ${RUNS} interleaved runs of ${SECONDS} s per cell (medians shown), ${ACCOUNTS} accounts rotated by wrk so none exceeds 3 requests in flight; request: gpt-4.1-nano, max_tokens 32; upstream: fixed completion / 20-chunk SSE with usage`,
+    "- direct = wrk → fake upstream; baseline = wrk → minimal Bun fetch proxy → upstream; gateway = wrk → `gateway serve` → upstream. CPU is the server process's user+system time from /proc divided by requests served.",
+    "",
+    "## Targets",
+    "",
+    ...targets,
+    "",
+    "## Checks",
+    "",
+    ...checks,
+    "",
+    "## Measurements",
+    "",
+    "| db | mode | conc | target | req/s | p50 ms | p90 ms | p99 ms | CPU µs/req | failed |",
+    "|---|---|---|---|---|---|---|---|---|---|",
+    ...rows,
+    "",
+  ].join("\n");
+  const profileNotes = Bun.file(new URL("./PROFILE.md", import.meta.url).pathname);
+  writeFileSync(RESULTS, (await profileNotes.exists()) ? `${report}\n${await profileNotes.text()}` : report);
+  console.log(report);
+}
+
+await main();
