@@ -288,8 +288,8 @@ export interface BillingStore {
   settle(input: Settlement): Promise<{ balance: Nanos }>;
   /** Releases the whole reservation and records the failure; a no-op if already released. */
   release(input: Release): Promise<void>;
-  /** Pushes a live request's lease forward so that the sweeper leaves it alone. */
-  renewLease(reservationId: string, leaseExpiresAt: number): Promise<void>;
+  /** Pushes live requests' leases forward so that the sweeper leaves them alone. */
+  renewLeases(reservationIds: string[], leaseExpiresAt: number): Promise<void>;
   /** Releases reservations whose lease has run out (their process died); returns how many. */
   sweepExpiredReservations(now: number): Promise<number>;
   /** The account's money from every side, for checking that they agree. */

@@ -15,28 +15,43 @@ export async function readJsonBody(request: Request, limit = BODY_LIMIT_BYTES): 
   const tooLarge = { ok: false as const, error: new AppError("payload_too_large", `Request body exceeds ${limit} bytes`) };
   const declared = Number(request.headers.get("content-length") ?? Number.NaN);
   if (declared > limit) return tooLarge;
-  let text = "";
-  let size = 0;
-  if (request.body) {
-    const chunks: Uint8Array[] = [];
-    const reader = request.body.getReader();
-    for (;;) {
-      const { done, value } = await reader.read();
-      if (done) break;
-      size += value.byteLength;
-      if (size > limit) {
-        await reader.cancel().catch(() => {});
-        return tooLarge;
-      }
-      chunks.push(value);
-    }
-    text = new TextDecoder("utf-8", { fatal: false }).decode(concat(chunks, size));
+  let text: string;
+  let size: number;
+  if (!request.body) {
+    text = "";
+    size = 0;
+  } else if (Number.isInteger(declared)) {
+    // HTTP framing holds the body to its declared length, which is within the limit.
+    text = await request.text();
+    size = declared;
+  } else {
+    const read = await readCounting(request.body, limit);
+    if (read === null) return tooLarge;
+    ({ text, size } = read);
   }
   try {
     return { ok: true, value: JSON.parse(text), bytes: size };
   } catch {
     return { ok: false, error: new AppError("invalid_request_error", "Request body is not valid JSON") };
   }
+}
+
+/** Reads a body of unknown length, giving up (null) as soon as it passes `limit` bytes. */
+async function readCounting(body: ReadableStream<Uint8Array>, limit: number): Promise<{ text: string; size: number } | null> {
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  const reader = body.getReader();
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > limit) {
+      await reader.cancel().catch(() => {});
+      return null;
+    }
+    chunks.push(value);
+  }
+  return { text: new TextDecoder().decode(concat(chunks, size)), size };
 }
 
 function concat(chunks: Uint8Array[], size: number): Uint8Array {

@@ -169,6 +169,7 @@ function* release(input: Release): Work<boolean> {
 }
 
 const SWEEP_BATCH = 100;
+const RENEW_BATCH = 500;
 const LEASE_EXPIRED = "Reservation lease expired: the gateway process handling the request stopped before it finished";
 
 async function sweep(db: Database, now: number): Promise<number> {
@@ -213,8 +214,13 @@ export const billingStore = (db: Database): BillingStore => ({
   release: async (input) => {
     await db.transaction(release(input));
   },
-  renewLease: async (id, leaseExpiresAt) => {
-    await db.run(exec("UPDATE reservations SET lease_expires_at = ? WHERE id = ?", leaseExpiresAt, id));
+  renewLeases: async (ids, leaseExpiresAt) => {
+    for (let i = 0; i < ids.length; i += RENEW_BATCH) {
+      const batch = ids.slice(i, i + RENEW_BATCH);
+      await db.run(
+        exec(`UPDATE reservations SET lease_expires_at = ? WHERE id IN (${batch.map(() => "?").join(", ")})`, leaseExpiresAt, ...batch),
+      );
+    }
   },
   sweepExpiredReservations: (now) => sweep(db, now),
   auditAccount: (accountId) => db.run(auditAccount(accountId)),

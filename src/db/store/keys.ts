@@ -2,7 +2,7 @@ import { keyStatus } from "../../core/keys.ts";
 import type { Account, ApiKey, KeyChange, KeyManagementStore, KeyStore, NewKey, RotateOutcome } from "../../core/store.ts";
 import type { Database } from "../database.ts";
 import type { Dialect } from "../migration-files.ts";
-import { first, int, rows, type Work } from "../sql.ts";
+import { first, int, rows, type Row, type Work } from "../sql.ts";
 import { lockScope } from "./rate-limits.ts";
 import { KEY_COLUMNS, toAccount, toKey } from "./rows.ts";
 import { setClause } from "./set-clause.ts";
@@ -19,16 +19,21 @@ function* createKey(input: NewKey): Work<ApiKey> {
   return toKey(row);
 }
 
-// One round trip on the chat path: the key and its account together.
-const KEY_WITH_ACCOUNT = `SELECT ${KEY_COLUMNS.replace(/(\w+)/g, "k.$1")},
-  a.email, a.created_at AS a_created_at, a.balance_nanos, a.reserved_nanos, a.inflight, a.alert_threshold_nanos,
-  a.spend_limit_nanos, a.banned_at, a.deleted_at
-  FROM api_keys k JOIN accounts a ON a.id = k.account_id WHERE k.hash = ?`;
+// One round trip on the chat path: the key and its account together. Scalar subqueries rather
+// than a join, because SQLite answers this form several times faster.
+const ACCOUNT_OF_KEY = ["email", "created_at", "balance_nanos", "reserved_nanos", "inflight", "alert_threshold_nanos",
+  "spend_limit_nanos", "banned_at", "deleted_at"]
+  .map((column) => `(SELECT ${column} FROM accounts WHERE id = k.account_id) AS a_${column}`)
+  .join(", ");
+const KEY_WITH_ACCOUNT = `SELECT ${KEY_COLUMNS}, ${ACCOUNT_OF_KEY} FROM api_keys k WHERE k.hash = ?`;
 
 function* findKeyByHash(hash: string): Work<{ key: ApiKey; account: Account } | null> {
   const row = yield* first(KEY_WITH_ACCOUNT, hash);
-  if (!row) return null;
-  return { key: toKey(row), account: toAccount({ ...row, id: row.account_id, created_at: row.a_created_at }) };
+  // A key whose account row is gone is as good as unknown.
+  if (!row || row.a_email === null) return null;
+  const account: Row = { id: row.account_id };
+  for (const [column, value] of Object.entries(row)) if (column.startsWith("a_")) account[column.slice(2)] = value;
+  return { key: toKey(row), account: toAccount(account) };
 }
 
 export const keyStore = (db: Database): KeyStore => ({

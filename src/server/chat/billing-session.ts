@@ -5,18 +5,30 @@ import type { Logger } from "../log.ts";
 import type { Usage } from "../providers/openai-compatible.ts";
 
 /**
- * One admitted request's reservation, ended exactly once: settled with the provider's usage
- * or released on failure. While it is open its lease is renewed, so that the sweeper only
- * collects reservations whose process has died.
+ * Keeps the leases of this process's open reservations alive: one timer and one query for all
+ * of them, so that the sweeper only collects reservations whose process has died.
  */
+export class LeaseKeeper {
+  readonly open = new Set<string>();
+
+  constructor(store: BillingStore, log: Logger, now: () => number, leaseMs: number) {
+    const timer = setInterval(() => {
+      if (this.open.size === 0) return;
+      store.renewLeases([...this.open], now() + leaseMs).catch((error) => log.warn("lease renewal failed", { error }));
+    }, leaseMs / 3);
+    timer.unref();
+  }
+}
+
+/** One admitted request's reservation, ended exactly once: settled with the provider's usage or released on failure. */
 export class BillingSession {
   private ended = false;
-  private readonly renewal: Timer;
 
   constructor(
     private readonly store: BillingStore,
-    private readonly log: Logger,
+    private readonly leases: LeaseKeeper,
     private readonly now: () => number,
+    private readonly log: Logger,
     readonly reservation: {
       id: string;
       accountId: string;
@@ -25,13 +37,9 @@ export class BillingSession {
       requestedModel: string;
       amount: Nanos;
       startedAt: number;
-      leaseMs: number;
     },
   ) {
-    this.renewal = setInterval(() => {
-      store.renewLease(reservation.id, this.now() + reservation.leaseMs).catch((error) => log.warn("lease renewal failed", { error }));
-    }, reservation.leaseMs / 3);
-    this.renewal.unref();
+    leases.open.add(reservation.id);
   }
 
   /**
@@ -67,7 +75,7 @@ export class BillingSession {
   private begin(): boolean {
     if (this.ended) return false;
     this.ended = true;
-    clearInterval(this.renewal);
+    this.leases.open.delete(this.reservation.id);
     return true;
   }
 }

@@ -9,7 +9,7 @@ import { estimatePromptTokens } from "../../core/tokens.ts";
 import { authenticateApiKey } from "../api-key.ts";
 import { readJsonBody } from "../body.ts";
 import type { CatalogCache } from "../catalog-cache.ts";
-import { BillingSession } from "../chat/billing-session.ts";
+import { BillingSession, LeaseKeeper } from "../chat/billing-session.ts";
 import { relayStream } from "../chat/relay-stream.ts";
 import { chatError, json, methodNotAllowed } from "../http.ts";
 import type { Logger } from "../log.ts";
@@ -36,7 +36,7 @@ async function guarded<T>(work: Promise<T>, log: Logger): Promise<T> {
   }
 }
 
-async function completeChat(request: Request, deps: ChatDeps): Promise<Response> {
+async function completeChat(request: Request, deps: ChatDeps, leases: LeaseKeeper): Promise<Response> {
   const { config, store, catalog, log, now } = deps;
   const startedAt = now();
   const caller = await guarded(authenticateApiKey(store, request.headers.get("authorization"), startedAt), log);
@@ -67,7 +67,7 @@ async function completeChat(request: Request, deps: ChatDeps): Promise<Response>
   );
   if (!reserved.ok) throw reserved.error;
 
-  const billing = new BillingSession(store, log, now, {
+  const billing = new BillingSession(store, leases, now, log, {
     id: reserved.reservationId,
     accountId: caller.account.id,
     keyId: caller.key.id,
@@ -75,7 +75,6 @@ async function completeChat(request: Request, deps: ChatDeps): Promise<Response>
     requestedModel: chat.model,
     amount,
     startedAt,
-    leaseMs,
   });
   const abort = new AbortController();
   const timeoutMs = config.providerTimeoutMs;
@@ -119,11 +118,12 @@ async function completeChat(request: Request, deps: ChatDeps): Promise<Response>
   }
 }
 
-export const chatRoutes = (deps: ChatDeps) =>
-  new Elysia({ name: "chat" })
+export const chatRoutes = (deps: ChatDeps) => {
+  const leases = new LeaseKeeper(deps.store, deps.log, deps.now, deps.config.reservationLeaseMs);
+  return new Elysia({ name: "chat" })
     .post("/v1/chat/completions", async ({ request }) => {
       try {
-        return await completeChat(request, deps);
+        return await completeChat(request, deps, leases);
       } catch (error) {
         if (isAppError(error)) return chatError(error);
         deps.log.error("unhandled error on the chat path", { error });
@@ -131,3 +131,4 @@ export const chatRoutes = (deps: ChatDeps) =>
       }
     })
     .all("/v1/chat/completions", methodNotAllowed(chatError, "POST"));
+};
