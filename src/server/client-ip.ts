@@ -1,6 +1,8 @@
 /**
  * The client's IP address: the socket's peer, or, when the operator says a trusted reverse
- * proxy is in front (TRUST_PROXY), the left-most address of X-Forwarded-For.
+ * proxy is in front (TRUST_PROXY), the right-most address of X-Forwarded-For: the one that
+ * proxy appended. Addresses to its left were written by the client and could be forged to
+ * escape per-IP limits.
  */
 export function clientIp(
   request: Request,
@@ -8,7 +10,7 @@ export function clientIp(
   trustProxy: boolean,
 ): string {
   if (trustProxy) {
-    const forwarded = request.headers.get("x-forwarded-for")?.split(",")[0]?.trim();
+    const forwarded = request.headers.get("x-forwarded-for")?.split(",").at(-1)?.trim();
     if (forwarded) return forwarded;
   }
   return server?.requestIP(request)?.address ?? "unknown";

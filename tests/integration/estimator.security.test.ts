@@ -33,8 +33,9 @@ describeEachDialect("the estimator's per-IP limit behind a trusted proxy", (dial
     expect(retryAfter).toBeLessThanOrEqual(HOUR_SECONDS);
 
     await answerText(await postEstimator(gateway().url, question, { ip: freshIp() }));
-    // The proxy's left-most X-Forwarded-For entry is the client.
-    await expectLimited(await postEstimator(gateway().url, question, { ip: `${ip}, 10.0.0.1` }));
+    // The trusted proxy appends the address it saw: the right-most entry. Whatever the client
+    // wrote to its left cannot get round the limit.
+    await expectLimited(await postEstimator(gateway().url, question, { ip: `198.51.100.77, ${ip}` }));
   });
 
   test("malformed requests are refused before the limit and use none of it", async () => {
