@@ -153,8 +153,9 @@ async function main(): Promise<void> {
   await ensureWrk();
   const upstream = await startServer([process.execPath, new URL("./fake-upstream.ts", import.meta.url).pathname], {}, LOAD_CORE);
   const baseline = await startServer([process.execPath, new URL("./baseline-proxy.ts", import.meta.url).pathname], { UPSTREAM_URL: `${upstream.url}/v1` }, SERVER_CORE);
-  const dialects: ("sqlite" | "postgres")[] = ["sqlite", ...((await postgresReachable()) ? (["postgres"] as const) : [])];
-  if (dialects.length === 1) log(`Postgres at ${PG_SERVER} is not reachable: measuring SQLite only`);
+  const onlySqlite = process.env.BENCH_DATABASES === "sqlite";
+  const dialects: ("sqlite" | "postgres")[] = ["sqlite", ...(!onlySqlite && (await postgresReachable()) ? (["postgres"] as const) : [])];
+  if (dialects.length === 1 && !onlySqlite) log(`Postgres at ${PG_SERVER} is not reachable: measuring SQLite only`);
 
   const rows: string[] = [];
   const checks: string[] = [];

@@ -12,9 +12,9 @@ export type BodyResult = { ok: true; value: unknown; bytes: number } | { ok: fal
  * without being buffered whole. Errors are values: the caller renders them in its surface's style.
  */
 export async function readJsonBody(request: Request, limit = BODY_LIMIT_BYTES): Promise<BodyResult> {
-  const tooLarge = { ok: false as const, error: new AppError("payload_too_large", `Request body exceeds ${limit} bytes`) };
+  const tooLarge = () => ({ ok: false as const, error: new AppError("payload_too_large", `Request body exceeds ${limit} bytes`) });
   const declared = Number(request.headers.get("content-length") ?? Number.NaN);
-  if (declared > limit) return tooLarge;
+  if (declared > limit) return tooLarge();
   let text: string;
   let size: number;
   if (!request.body) {
@@ -26,7 +26,7 @@ export async function readJsonBody(request: Request, limit = BODY_LIMIT_BYTES): 
     size = declared;
   } else {
     const read = await readCounting(request.body, limit);
-    if (read === null) return tooLarge;
+    if (read === null) return tooLarge();
     ({ text, size } = read);
   }
   try {
