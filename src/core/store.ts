@@ -1,4 +1,7 @@
+import type { AlertStore } from "./alerts.ts";
 import type { Model } from "./catalog.ts";
+import type { CheckoutEventStore } from "./checkout-events.ts";
+import type { CheckoutStore } from "./checkout.ts";
 import type { AppError } from "./errors.ts";
 import type { Nanos } from "./money.ts";
 import type { ReservationPolicy } from "./reservation.ts";
@@ -309,4 +312,5 @@ export interface AccountAudit {
 }
 
 export type Store = ModelStore & HealthStore & AccountStore & KeyStore & RateLimitStore
-  & UserStore & SessionStore & KeyManagementStore & UsageExportStore & BillingStore;
+  & UserStore & SessionStore & KeyManagementStore & UsageExportStore & BillingStore
+  & CheckoutStore & CheckoutEventStore & AlertStore;

@@ -2,6 +2,7 @@ import { nanos, type Nanos } from "../../core/money.ts";
 import type { Account, AccountStore, Credit, NewAccount } from "../../core/store.ts";
 import type { Database } from "../database.ts";
 import { big, first, type Work } from "../sql.ts";
+import { ALERT_STATE_COLUMNS, followLowBalanceAlert } from "./alerts.ts";
 import { ACCOUNT_COLUMNS, toAccount } from "./rows.ts";
 
 /**
@@ -23,10 +24,12 @@ export function* appendLedger(
   if (!inserted) return null;
   const account = yield* first(
     `UPDATE accounts SET balance_nanos = balance_nanos + ?, reserved_nanos = reserved_nanos - ?, inflight = inflight - ?
-     WHERE id = ? RETURNING balance_nanos`,
+     WHERE id = ? RETURNING balance_nanos, ${ALERT_STATE_COLUMNS}`,
     credit.amount, release.reserved, release.requests, credit.accountId,
   );
   if (!account) throw new Error(`ledger entry for unknown account ${credit.accountId}`);
+  // Every debit and credit passes here, so this is where the low-balance alert is queued and re-armed.
+  yield* followLowBalanceAlert(credit.accountId, account, credit.amount, credit.now);
   return { balance: nanos(big(account.balance_nanos)) };
 }
 

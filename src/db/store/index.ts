@@ -2,13 +2,16 @@ import type { Store } from "../../core/store.ts";
 import type { Database } from "../database.ts";
 import { first } from "../sql.ts";
 import { accountStore } from "./accounts.ts";
+import { alertStore } from "./alerts.ts";
 import { billingStore } from "./billing.ts";
+import { checkoutStore } from "./checkout.ts";
 import { keyManagementStore, keyStore } from "./keys.ts";
 import { modelStore } from "./models.ts";
 import { rateLimitStore } from "./rate-limits.ts";
 import { sessionStore } from "./sessions.ts";
 import { usageExportStore } from "./usage-export.ts";
 import { userStore } from "./users.ts";
+import { checkoutEventStore } from "./webhooks.ts";
 
 /** The one store behind core's ports, over either dialect. */
 export function createStore(db: Database): Store {
@@ -22,6 +25,9 @@ export function createStore(db: Database): Store {
     ...sessionStore(db),
     ...keyManagementStore(db),
     ...usageExportStore(db),
+    ...checkoutStore(db),
+    ...checkoutEventStore(db),
+    ...alertStore(db),
     ping: async () => {
       await db.run(first("SELECT 1 AS ok"));
     },

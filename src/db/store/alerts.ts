@@ -1,0 +1,68 @@
+import { alertTransition, type AlertStore, type PendingAlert } from "../../core/alerts.ts";
+import { nanos, type Nanos } from "../../core/money.ts";
+import type { Database } from "../database.ts";
+import type { Dialect } from "../migration-files.ts";
+import { big, bigOrNull, exec, int, rows, type Row, type Work } from "../sql.ts";
+
+/** The account columns appendLedger reads back after moving a balance, for the alert. */
+export const ALERT_STATE_COLUMNS = "email, alert_threshold_nanos, alert_armed";
+
+/**
+ * Follows a balance move of `amount` that left the account as `account` (its balance and
+ * alert columns): queues the low-balance e-mail and disarms when the move crossed the
+ * threshold downward, re-arms once the balance is back. Runs in the ledger entry's
+ * transaction, after the account row was updated (and so locked), so the queued alert and the
+ * balance change commit together and two moves cannot both see the crossing.
+ */
+export function* followLowBalanceAlert(accountId: string, account: Row, amount: Nanos, now: number): Work<void> {
+  const after = nanos(big(account.balance_nanos));
+  const threshold = bigOrNull(account.alert_threshold_nanos);
+  const transition = alertTransition({
+    before: nanos(after - amount),
+    after,
+    threshold: threshold === null ? null : nanos(threshold),
+    armed: int(account.alert_armed) === 1,
+  });
+  if (transition === "rearm") yield* exec("UPDATE accounts SET alert_armed = 1 WHERE id = ?", accountId);
+  if (transition !== "alert") return;
+  yield* exec("UPDATE accounts SET alert_armed = 0 WHERE id = ?", accountId);
+  yield* exec(
+    `INSERT INTO alert_outbox (id, account_id, email, balance_nanos, threshold_nanos, created_at, next_attempt_at)
+     VALUES (?, ?, ?, ?, ?, ?, ?)`,
+    Bun.randomUUIDv7(), accountId, account.email, after, threshold, now, now,
+  );
+}
+
+const toPendingAlert = (r: Row): PendingAlert => ({
+  id: r.id as string,
+  accountId: r.account_id as string,
+  email: r.email as string,
+  balance: nanos(big(r.balance_nanos)),
+  threshold: nanos(big(r.threshold_nanos)),
+  createdAt: int(r.created_at),
+  attempts: int(r.attempts),
+});
+
+function* claimDueAlerts(dialect: Dialect, input: { now: number; claimUntil: number; limit: number }): Work<PendingAlert[]> {
+  // On Postgres, instances claiming at once skip each other's rows (SKIP LOCKED) and so share
+  // the work. The outer WHERE repeats the due condition: a row chosen by two claimers anyway is
+  // re-checked after the first one's update and skipped by the second.
+  const claimed = yield* rows(
+    `UPDATE alert_outbox SET next_attempt_at = ?, attempts = attempts + 1
+     WHERE id IN (SELECT id FROM alert_outbox WHERE sent_at IS NULL AND next_attempt_at <= ? ORDER BY next_attempt_at LIMIT ?${dialect === "postgres" ? " FOR UPDATE SKIP LOCKED" : ""})
+       AND sent_at IS NULL AND next_attempt_at <= ?
+     RETURNING id, account_id, email, balance_nanos, threshold_nanos, created_at, attempts`,
+    input.claimUntil, input.now, input.limit, input.now,
+  );
+  return claimed.map(toPendingAlert).sort((a, b) => a.createdAt - b.createdAt);
+}
+
+export const alertStore = (db: Database): AlertStore => ({
+  claimDueAlerts: (input) => db.transaction(claimDueAlerts(db.dialect, input)),
+  markAlertSent: async (id, now) => {
+    await db.run(exec("UPDATE alert_outbox SET sent_at = ?, last_error = NULL WHERE id = ?", now, id));
+  },
+  markAlertFailed: async (id, error, retryAt) => {
+    await db.run(exec("UPDATE alert_outbox SET next_attempt_at = ?, last_error = ? WHERE id = ? AND sent_at IS NULL", retryAt, error, id));
+  },
+});
