@@ -29,6 +29,8 @@ export interface Config {
   freeCreditsPerIpPerDay: number;
   smtpUrl: string | undefined;
   alertFrom: string;
+  /** How often each instance sends due low-balance alerts; also the first retry's delay after a failed send. */
+  alertIntervalMs: number;
   estimatorModel: string | undefined;
   /** How long the estimator model may take before the estimator answers 504 (the spec's 120 s). */
   estimatorTimeoutMs: number;
@@ -130,8 +132,9 @@ export function loadConfig(env: Env = process.env, overrides: ConfigOverrides = 
     purchaseCapacity: usd("PURCHASE_CAPACITY_USD", null),
     freeCredits: usd("FREE_CREDITS_USD", "5") as Nanos,
     freeCreditsPerIpPerDay: integer("FREE_CREDITS_PER_IP_PER_DAY", 3, 0, 1_000_000),
-    smtpUrl: read("SMTP_URL"),
+    smtpUrl: read("SMTP_URL") === undefined ? undefined : url("SMTP_URL", ""),
     alertFrom: read("ALERT_FROM") ?? "gateway@localhost",
+    alertIntervalMs: integer("ALERT_INTERVAL_MS", 30_000, 10, 3_600_000),
     estimatorModel: read("ESTIMATOR_MODEL"),
     estimatorTimeoutMs: integer("ESTIMATOR_TIMEOUT_MS", 120_000, 1, 3_600_000),
     trustProxy: flag("TRUST_PROXY"),

@@ -2,17 +2,20 @@ import { Elysia } from "elysia";
 import type { Config } from "../config.ts";
 import { AppError } from "../core/errors.ts";
 import type { Store } from "../core/store.ts";
+import { startAlertSender } from "./alerts/sender.ts";
 import { asAppError, plainError } from "./http.ts";
 import type { Logger } from "./log.ts";
 import { catalogCache } from "./catalog-cache.ts";
 import { chatRoutes } from "./routes/chat.ts";
 import { accountRoutes } from "./routes/account.ts";
 import { authRoutes } from "./routes/auth.ts";
+import { checkoutRoutes } from "./routes/checkout.ts";
 import { estimatorRoutes } from "./routes/estimator.ts";
 import { keyRoutes } from "./routes/keys.ts";
 import { publicRoutes } from "./routes/public.ts";
 import { settingsRoutes } from "./routes/settings.ts";
 import { usageRoutes } from "./routes/usage.ts";
+import { webhookRoutes } from "./routes/webhooks.ts";
 import { startSweeper } from "./sweeper.ts";
 
 export interface AppDeps {
@@ -35,11 +38,13 @@ export function createApp(deps: AppDeps) {
     .use(chatRoutes({ ...deps, catalog: catalogCache(store, now) }))
     .use(publicRoutes(store, log, now))
     .use(estimatorRoutes(deps))
+    .use(webhookRoutes(deps))
     .use(authRoutes(deps))
     .use(accountRoutes(deps))
     .use(keyRoutes(deps))
     .use(settingsRoutes(deps))
-    .use(usageRoutes(deps));
+    .use(usageRoutes(deps))
+    .use(checkoutRoutes(deps));
 }
 
 export interface RunningServer {
@@ -53,11 +58,13 @@ export function startServer(deps: AppDeps): RunningServer {
   const server = app.server;
   if (!server) throw new Error("the HTTP server did not start");
   const stopSweeper = startSweeper(deps.store, deps.log, deps.now, deps.config.sweepIntervalMs);
+  const stopAlertSender = startAlertSender(deps);
   return {
     url: `http://${deps.config.host.includes(":") ? `[${deps.config.host}]` : deps.config.host}:${server.port}${deps.config.basePath}`,
     port: server.port ?? 0,
     stop: async () => {
       stopSweeper();
+      await stopAlertSender();
       await app.stop();
     },
   };
