@@ -3,6 +3,7 @@ import { ConfigError } from "../config.ts";
 import { registerCredits } from "./commands/credits.ts";
 import { registerKeys } from "./commands/keys.ts";
 import { registerModels } from "./commands/models.ts";
+import { registerPurchases } from "./commands/purchases.ts";
 import { registerServer } from "./commands/server.ts";
 import { registerUsage } from "./commands/usage.ts";
 import { registerUsers } from "./commands/users.ts";
@@ -20,6 +21,7 @@ export function buildProgram(): Command {
   registerCredits(program, output);
   registerKeys(program, output);
   registerUsage(program, output);
+  registerPurchases(program, output);
   registerModels(program, output);
   // --json is accepted after the subcommand too: `gateway models list --json`.
   for (const command of allCommands(program)) command.option("--json", "machine-readable JSON output");

@@ -1,0 +1,96 @@
+import { afterAll, beforeAll, expect, test } from "bun:test";
+import { runGateway, spawnServe, type ServeProcess } from "../support/binary.ts";
+import { createTestDatabase, describeEachDialect, type TestDatabase } from "../support/databases.ts";
+import { deliver, paidSession, startFakeStripe, stripeEnv, stripeEvent, type FakeStripe } from "../support/fake-stripe.ts";
+import { readJson } from "../support/http.ts";
+import { signUpUser, type Browser } from "../support/session.ts";
+
+/** A row of `purchases list --json`. */
+interface Listed {
+  sessionId: string;
+  pack: string;
+  priceUsd: string | null;
+  creditsUsd: string;
+  status: string;
+  createdAt: string;
+  paidAt: string | null;
+}
+
+const ISO = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
+
+describeEachDialect("gateway purchases list, after buying through the compiled server", (dialect) => {
+  let testDb: TestDatabase;
+  let fake: FakeStripe;
+  let server: ServeProcess;
+  let buyer: Browser;
+  const sessions: Record<string, string> = {};
+  const cli = (...args: string[]) => runGateway(args, { DATABASE_URL: testDb.url });
+
+  beforeAll(async () => {
+    testDb = await createTestDatabase(dialect);
+    fake = startFakeStripe();
+    server = await spawnServe({ DATABASE_URL: testDb.url, FREE_CREDITS_USD: "0", ...stripeEnv(fake) });
+    buyer = await signUpUser(server.url);
+    // Pro, then Team, both paid; then a Builder checkout left open.
+    for (const packId of ["pro", "team", "builder"]) {
+      const res = await buyer.send("POST", "/checkout", { packId });
+      expect(res.status).toBe(200);
+      sessions[packId] = (await readJson(res)).sessionId;
+    }
+    for (const packId of ["pro", "team"]) {
+      const session = fake.sessions.get(sessions[packId]!)!;
+      expect((await deliver(server.url, stripeEvent("checkout.session.completed", paidSession(session)))).status).toBe(200);
+    }
+  });
+  afterAll(async () => {
+    await server?.stop();
+    await fake?.stop();
+    await testDb?.drop();
+  });
+
+  // Checkouts made within one millisecond have no order between them (the store's tests check
+  // newest-first with distinct times), so these compare sorted by pack.
+  const byPack = (stdout: string): Listed[] => (JSON.parse(stdout) as Listed[]).sort((a, b) => a.pack.localeCompare(b.pack));
+
+  test("--json lists the paid purchases", async () => {
+    const run = await cli("purchases", "list", "--email", buyer.email, "--json");
+    expect(run.stderr).toBe("");
+    expect(run.code).toBe(0);
+    const paid = { status: "paid", createdAt: expect.stringMatching(ISO), paidAt: expect.stringMatching(ISO) };
+    expect(byPack(run.stdout)).toEqual([
+      { sessionId: sessions.pro!, pack: "pro", priceUsd: "50", creditsUsd: "60.00", ...paid },
+      { sessionId: sessions.team!, pack: "team", priceUsd: "100", creditsUsd: "120.00", ...paid },
+    ]);
+  });
+
+  test("--all adds the checkout sessions not paid", async () => {
+    const run = await cli("purchases", "list", "--all", "--email", buyer.email, "--json");
+    expect(byPack(run.stdout).map((p) => [p.pack, p.status, p.paidAt])).toEqual([
+      ["builder", "open", null],
+      ["pro", "paid", expect.stringMatching(ISO)],
+      ["team", "paid", expect.stringMatching(ISO)],
+    ]);
+  });
+
+  test("prints a table without --json", async () => {
+    const run = await cli("purchases", "list", "--email", buyer.email.toUpperCase());
+    expect(run.code).toBe(0);
+    const lines = run.stdout.trim().split("\n");
+    expect(lines[1]).toMatch(/checkout session\s+│ pack\s+│ price USD │ credits USD │ status │ created\s+│ paid/);
+    expect(lines.filter((l) => l.includes(sessions.team!))).toEqual([expect.stringMatching(/│ team\s+│ 100\s+│ 120\.00\s+│ paid/)]);
+    expect(lines.filter((l) => l.includes(sessions.pro!))).toHaveLength(1);
+    expect(run.stdout).not.toContain(sessions.builder!);
+  });
+
+  test("the balance is exactly the two packs' credits", async () => {
+    const account = await readJson(await buyer.send("GET", "/account"));
+    expect(account.balanceUsd).toBe("180.000000");
+  });
+
+  test("an unknown e-mail is an error on stderr, exit 1", async () => {
+    const run = await cli("purchases", "list", "--email", "nobody@example.com");
+    expect({ code: run.code, stdout: run.stdout, stderr: run.stderr.trim() }).toEqual({
+      code: 1, stdout: "", stderr: 'error: no account with e-mail "nobody@example.com" (see: gateway users list)',
+    });
+  });
+});
