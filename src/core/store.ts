@@ -2,6 +2,7 @@ import type { AlertStore } from "./alerts.ts";
 import type { Model } from "./catalog.ts";
 import type { CheckoutEventStore } from "./checkout-events.ts";
 import type { CheckoutStore } from "./checkout.ts";
+import type { DashboardStore } from "./dashboard.ts";
 import type { AppError } from "./errors.ts";
 import type { Nanos } from "./money.ts";
 import type { ReservationPolicy } from "./reservation.ts";
@@ -311,6 +312,6 @@ export interface AccountAudit {
   openReservations: number;
 }
 
-export type Store = ModelStore & HealthStore & AccountStore & KeyStore & RateLimitStore
+export type Store = ModelStore & HealthStore & AccountStore & KeyStore & RateLimitStore & DashboardStore
   & UserStore & SessionStore & KeyManagementStore & UsageExportStore & BillingStore
   & CheckoutStore & CheckoutEventStore & AlertStore;

@@ -10,6 +10,7 @@ import { chatRoutes } from "./routes/chat.ts";
 import { accountRoutes } from "./routes/account.ts";
 import { authRoutes } from "./routes/auth.ts";
 import { checkoutRoutes } from "./routes/checkout.ts";
+import { dashboardApiRoutes } from "./routes/dashboard-api.ts";
 import { estimatorRoutes } from "./routes/estimator.ts";
 import { keyRoutes } from "./routes/keys.ts";
 import { publicRoutes } from "./routes/public.ts";
@@ -41,6 +42,7 @@ export function createApp(deps: AppDeps) {
     .use(webhookRoutes(deps))
     .use(authRoutes(deps))
     .use(accountRoutes(deps))
+    .use(dashboardApiRoutes(deps))
     .use(keyRoutes(deps))
     .use(settingsRoutes(deps))
     .use(usageRoutes(deps))

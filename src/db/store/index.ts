@@ -5,6 +5,7 @@ import { accountStore } from "./accounts.ts";
 import { alertStore } from "./alerts.ts";
 import { billingStore } from "./billing.ts";
 import { checkoutStore } from "./checkout.ts";
+import { dashboardStore } from "./dashboard.ts";
 import { keyManagementStore, keyStore } from "./keys.ts";
 import { modelStore } from "./models.ts";
 import { rateLimitStore } from "./rate-limits.ts";
@@ -25,6 +26,7 @@ export function createStore(db: Database): Store {
     ...sessionStore(db),
     ...keyManagementStore(db),
     ...usageExportStore(db),
+    ...dashboardStore(db),
     ...checkoutStore(db),
     ...checkoutEventStore(db),
     ...alertStore(db),

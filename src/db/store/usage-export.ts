@@ -5,7 +5,8 @@ import { big, int, rows, type Row, type Work } from "../sql.ts";
 
 const COLUMNS = "id, created_at, model, requested_model, prompt_tokens, completion_tokens, cost_nanos, latency_ms, status";
 
-const toUsage = (r: Row): UsageExportRow => ({
+/** A `usage_logs` row as core reads it. */
+export const toUsage = (r: Row): UsageExportRow => ({
   id: r.id as string,
   createdAt: int(r.created_at),
   model: r.model as string,
