@@ -37,7 +37,7 @@ export async function readJsonBody(request: Request, limit = BODY_LIMIT_BYTES): 
 }
 
 /** Reads a body of unknown length, giving up (null) as soon as it passes `limit` bytes. */
-async function readCounting(body: ReadableStream<Uint8Array>, limit: number): Promise<{ text: string; size: number } | null> {
+export async function readCounting(body: ReadableStream<Uint8Array>, limit: number): Promise<{ text: string; size: number } | null> {
   const chunks: Uint8Array[] = [];
   let size = 0;
   const reader = body.getReader();

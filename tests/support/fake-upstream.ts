@@ -19,6 +19,13 @@ export interface Behavior {
   breakAfter?: number;
   /** Answer 200 with a body that is not JSON. */
   malformed?: boolean;
+  /**
+   * Hold each request until this settles: before answering (non-streaming) or after the first
+   * chunk (stream). Requests stay in flight, holding their reservations, until the test lets go.
+   */
+  holdUntil?: Promise<unknown>;
+  /** Answer 200 with a completion this many bytes long or, streaming, one event that long without a line break. */
+  oversizedBytes?: number;
 }
 
 export interface Received {
@@ -71,6 +78,11 @@ export function startFakeUpstream(): FakeUpstream {
       const content = b.content ?? DEFAULT.content;
       if (!body.stream) {
         if (b.delayMs) await sleep(b.delayMs);
+        if (b.holdUntil) await b.holdUntil;
+        if (b.oversizedBytes) {
+          const message = { role: "assistant", content: "x".repeat(b.oversizedBytes) };
+          return Response.json({ id, object: "chat.completion", created, model: body.model, choices: [{ index: 0, message, finish_reason: "stop" }] });
+        }
         if (b.malformed) return new Response("{not json", { headers: { "content-type": "application/json" } });
         return Response.json({
           id, object: "chat.completion", created, model: body.model,
@@ -99,6 +111,12 @@ export function startFakeUpstream(): FakeUpstream {
           try {
             if (b.delayMs) await sleep(b.delayMs);
             send(c, chunk({ role: "assistant", content: "" }, null));
+            if (b.holdUntil) await b.holdUntil;
+            if (b.oversizedBytes) {
+              c.enqueue(encoder.encode(`data: ${"x".repeat(b.oversizedBytes)}`));
+              await new Promise((resolve) => request.signal.addEventListener("abort", resolve));
+              return;
+            }
             for (const [i, text] of parts.entries()) {
               if (b.stallAfter === i) {
                 // Silent until the client goes away.

@@ -1,7 +1,7 @@
 import type { Model } from "../../core/catalog.ts";
 import type { AppError } from "../../core/errors.ts";
 import type { Logger } from "../log.ts";
-import { readUsage, unreachable, type Usage } from "../providers/openai-compatible.ts";
+import { readUsage, unreachable, UPSTREAM_BODY_LIMIT_BYTES, type Usage } from "../providers/openai-compatible.ts";
 import { sseData } from "../providers/sse.ts";
 import type { BillingSession } from "./billing-session.ts";
 
@@ -54,7 +54,7 @@ export function relayStream(options: RelayOptions): ReadableStream<Uint8Array> {
       let usage: Usage | null = null;
       let finished = false;
       try {
-        for await (const data of sseData(upstream.body as ReadableStream<Uint8Array>)) {
+        for await (const data of sseData(upstream.body as ReadableStream<Uint8Array>, UPSTREAM_BODY_LIMIT_BYTES)) {
           idle.refresh();
           if (data === "[DONE]") {
             finished = true;

@@ -4,7 +4,7 @@ import type { ProviderConfig } from "../../config.ts";
 import type { Provider } from "../../core/catalog.ts";
 import type { AskModel } from "../../core/estimator.ts";
 import { quirksOf } from "../../core/quirks.ts";
-import { send } from "./openai-compatible.ts";
+import { readUpstreamJson, send } from "./openai-compatible.ts";
 
 /** The answer's text in an OpenAI-style completion body, or null when it has none. */
 function completionText(body: unknown): string | null {
@@ -20,7 +20,7 @@ export const estimatorCall =
     const body = { model: model.upstreamModel, messages, [quirksOf(model).tokenParam]: maxOutputTokens };
     const response = await send(providers[model.provider], body, signal);
     if (!response.ok) throw new Error(`the estimator model's provider answered ${response.status}`);
-    const text = completionText(await response.json());
+    const text = completionText(await readUpstreamJson(response));
     if (text === null) throw new Error("the estimator model's answer has no message content");
     return text;
   };

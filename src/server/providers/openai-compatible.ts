@@ -3,6 +3,7 @@
 import type { Model } from "../../core/catalog.ts";
 import { AppError } from "../../core/errors.ts";
 import type { ProviderConfig } from "../../config.ts";
+import { readCounting } from "../body.ts";
 
 export interface Usage {
   prompt_tokens: number;
@@ -15,6 +16,37 @@ export function send(provider: ProviderConfig, body: Record<string, unknown>, si
   const headers: Record<string, string> = { "content-type": "application/json", accept: body.stream ? "text/event-stream" : "application/json" };
   if (provider.apiKey) headers.authorization = `Bearer ${provider.apiKey}`;
   return fetch(`${provider.baseUrl}/chat/completions`, { method: "POST", headers, body: JSON.stringify(body), signal });
+}
+
+/**
+ * The most a provider's answer body (or one event of its stream) may hold. A 200,000-token
+ * completion is about a megabyte of JSON; past this the provider is broken or hostile, and
+ * buffering on would let it exhaust the gateway's memory.
+ */
+export const UPSTREAM_BODY_LIMIT_BYTES = 10 * 1024 * 1024;
+
+export const upstreamTooLarge = () =>
+  new AppError("provider_error", `Upstream provider response exceeds ${UPSTREAM_BODY_LIMIT_BYTES / (1024 * 1024)} MB`);
+
+/**
+ * A provider's answer body as text, counted while it is read and given up (`upstreamTooLarge`)
+ * past the limit. Network failures and timeouts throw as they are.
+ */
+export async function readUpstreamText(response: Response): Promise<string> {
+  if (!response.body) return "";
+  const read = await readCounting(response.body, UPSTREAM_BODY_LIMIT_BYTES);
+  if (read === null) throw upstreamTooLarge();
+  return read.text;
+}
+
+/** A provider's answer body parsed as JSON, or undefined when it is not JSON; bounded as `readUpstreamText`. */
+export async function readUpstreamJson(response: Response): Promise<unknown> {
+  const text = await readUpstreamText(response);
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
 }
 
 const isCount = (value: unknown): value is number => Number.isSafeInteger(value) && (value as number) >= 0;

@@ -13,7 +13,9 @@ import { BillingSession, LeaseKeeper } from "../chat/billing-session.ts";
 import { relayStream } from "../chat/relay-stream.ts";
 import { chatError, json, methodNotAllowed } from "../http.ts";
 import type { Logger } from "../log.ts";
-import { send, toCompletion, unreachable, upstreamFailure } from "../providers/openai-compatible.ts";
+import {
+  readUpstreamJson, readUpstreamText, send, toCompletion, unreachable, upstreamFailure,
+} from "../providers/openai-compatible.ts";
 
 export interface ChatDeps {
   config: Config;
@@ -91,7 +93,7 @@ async function completeChat(request: Request, deps: ChatDeps, leases: LeaseKeepe
     } catch {
       throw unreachable(abort.signal.reason?.name === "TimeoutError", timeoutMs);
     }
-    if (!upstream.ok) throw upstreamFailure(upstream.status, await upstream.text().catch(() => ""));
+    if (!upstream.ok) throw upstreamFailure(upstream.status, await readUpstreamText(upstream).catch(() => ""));
 
     if (chat.stream) {
       clearTimeout(deadline);
@@ -101,9 +103,10 @@ async function completeChat(request: Request, deps: ChatDeps, leases: LeaseKeepe
 
     let completion: ReturnType<typeof toCompletion>;
     try {
-      completion = toCompletion(await upstream.json(), model, now());
-    } catch {
-      throw unreachable(abort.signal.reason?.name === "TimeoutError", timeoutMs);
+      completion = toCompletion(await readUpstreamJson(upstream), model, now());
+    } catch (error) {
+      // Too large is said as such; a body cut short or too slow is a failed request.
+      throw isAppError(error) ? error : unreachable(abort.signal.reason?.name === "TimeoutError", timeoutMs);
     }
     if (!completion) throw new AppError("provider_error", "Upstream provider returned a malformed response");
     await guarded(billing.settle(completion.usage), log);
