@@ -39,6 +39,8 @@ export interface Config {
   reservationLeaseMs: number;
   sweepIntervalMs: number;
   maxConcurrentRequestsPerAccount: number;
+  /** After SIGTERM, how long requests in flight may take to finish before they are cut off and released. */
+  shutdownGraceMs: number;
 }
 
 export class ConfigError extends Error {
@@ -141,6 +143,7 @@ export function loadConfig(env: Env = process.env, overrides: ConfigOverrides = 
     reservationLeaseMs: integer("RESERVATION_LEASE_MS", 300_000, 1_000, 86_400_000),
     sweepIntervalMs: integer("SWEEP_INTERVAL_MS", 30_000, 100, 3_600_000),
     maxConcurrentRequestsPerAccount: integer("MAX_CONCURRENT_REQUESTS", 3, 1, 10_000),
+    shutdownGraceMs: integer("SHUTDOWN_GRACE_MS", 25_000, 0, 3_600_000),
   };
 }
 

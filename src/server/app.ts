@@ -3,6 +3,7 @@ import type { Config } from "../config.ts";
 import { AppError } from "../core/errors.ts";
 import type { Store } from "../core/store.ts";
 import { startAlertSender } from "./alerts/sender.ts";
+import { LeaseKeeper } from "./chat/billing-session.ts";
 import { asAppError, plainError } from "./http.ts";
 import type { Logger } from "./log.ts";
 import { catalogCache } from "./catalog-cache.ts";
@@ -17,6 +18,7 @@ import { publicRoutes } from "./routes/public.ts";
 import { settingsRoutes } from "./routes/settings.ts";
 import { usageRoutes } from "./routes/usage.ts";
 import { webhookRoutes } from "./routes/webhooks.ts";
+import { drain } from "./shutdown.ts";
 import { startSweeper } from "./sweeper.ts";
 
 export interface AppDeps {
@@ -26,8 +28,8 @@ export interface AppDeps {
   now: () => number;
 }
 
-/** The whole HTTP surface, mounted under `BASE_PATH`. */
-export function createApp(deps: AppDeps) {
+/** The whole HTTP surface, mounted under `BASE_PATH`. `leases` holds the chat requests' open reservations. */
+export function createApp(deps: AppDeps, leases = new LeaseKeeper(deps.store, deps.log, deps.now, deps.config.reservationLeaseMs)) {
   const { config, store, log, now } = deps;
   return new Elysia({ prefix: config.basePath })
     .onError(({ code, error }) => {
@@ -36,7 +38,7 @@ export function createApp(deps: AppDeps) {
       if (code === "VALIDATION") return plainError(new AppError("invalid_request_error", "Invalid request body"));
       return plainError(asAppError(error, log));
     })
-    .use(chatRoutes({ ...deps, catalog: catalogCache(store, now) }))
+    .use(chatRoutes({ ...deps, catalog: catalogCache(store, now) }, leases))
     .use(publicRoutes(store, log, now))
     .use(estimatorRoutes(deps))
     .use(webhookRoutes(deps))
@@ -52,11 +54,16 @@ export function createApp(deps: AppDeps) {
 export interface RunningServer {
   url: string;
   port: number;
-  stop(): Promise<void>;
+  /**
+   * Stops accepting and lets requests in flight finish until `graceOver` resolves (or for as
+   * long as they take, without it), then cuts off the rest and waits for their releases; see `drain`.
+   */
+  stop(graceOver?: Promise<unknown>): Promise<void>;
 }
 
 export function startServer(deps: AppDeps): RunningServer {
-  const app = createApp(deps).listen({ port: deps.config.port, hostname: deps.config.host });
+  const leases = new LeaseKeeper(deps.store, deps.log, deps.now, deps.config.reservationLeaseMs);
+  const app = createApp(deps, leases).listen({ port: deps.config.port, hostname: deps.config.host });
   const server = app.server;
   if (!server) throw new Error("the HTTP server did not start");
   const stopSweeper = startSweeper(deps.store, deps.log, deps.now, deps.config.sweepIntervalMs);
@@ -64,10 +71,14 @@ export function startServer(deps: AppDeps): RunningServer {
   return {
     url: `http://${deps.config.host.includes(":") ? `[${deps.config.host}]` : deps.config.host}:${server.port}${deps.config.basePath}`,
     port: server.port ?? 0,
-    stop: async () => {
+    stop: async (graceOver) => {
       stopSweeper();
       await stopAlertSender();
-      await app.stop();
+      await drain(
+        { stopAccepting: () => app.stop(false), cutOff: () => server.stop(true), openReservations: () => leases.open.size },
+        graceOver,
+        deps.log,
+      );
     },
   };
 }

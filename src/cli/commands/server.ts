@@ -28,10 +28,21 @@ export function registerServer(program: Command, output: () => Output): void {
       if (applied.length > 0) log.info("applied migrations", { migrations: applied });
       const server = startServer({ config, store: createStore(db), log, now: Date.now });
       log.info("listening", { url: server.url, database: config.databaseUrl.split(":")[0] });
+      // SIGTERM or SIGINT: stop accepting, let requests in flight finish within the grace period,
+      // then close the database (after their charges and releases are written) and exit 0.
+      // A second signal ends the grace period at once.
+      let stopping = false;
       const shutdown = async (signal: string) => {
-        log.info("shutting down", { signal });
-        await server.stop();
+        if (stopping) return;
+        stopping = true;
+        log.info("shutting down", { signal, graceMs: config.shutdownGraceMs });
+        const graceOver = new Promise<void>((resolve) => {
+          setTimeout(resolve, config.shutdownGraceMs).unref();
+          for (const again of ["SIGTERM", "SIGINT"] as const) process.once(again, () => resolve());
+        });
+        await server.stop(graceOver);
         await db.close();
+        log.info("stopped");
         process.exit(0);
       };
       process.once("SIGTERM", () => void shutdown("SIGTERM"));

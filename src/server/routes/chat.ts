@@ -121,9 +121,9 @@ async function completeChat(request: Request, deps: ChatDeps, leases: LeaseKeepe
   }
 }
 
-export const chatRoutes = (deps: ChatDeps) => {
-  const leases = new LeaseKeeper(deps.store, deps.log, deps.now, deps.config.reservationLeaseMs);
-  return new Elysia({ name: "chat" })
+/** `leases` keeps this process's open reservations alive; graceful shutdown waits for it to empty. */
+export const chatRoutes = (deps: ChatDeps, leases: LeaseKeeper) =>
+  new Elysia({ name: "chat" })
     .post("/v1/chat/completions", async ({ request }) => {
       try {
         return await completeChat(request, deps, leases);
@@ -134,4 +134,3 @@ export const chatRoutes = (deps: ChatDeps) => {
       }
     })
     .all("/v1/chat/completions", methodNotAllowed(chatError, "POST"));
-};
