@@ -53,3 +53,9 @@ export function describeEachDialect(title: string, suite: (dialect: Dialect) => 
   for (const dialect of dialectsUnderTest()) describe(`${title} [${dialect}]`, () => suite(dialect));
   if (!pgServer) describe.skip(`${title} [postgres: set TEST_DATABASE_URL]`, () => {});
 }
+
+/** Declares a suite that needs Postgres (several processes sharing one database); skipped, visibly, without it. */
+export function describeOnPostgres(title: string, suite: () => void): void {
+  if (pgServer) describe(`${title} [postgres]`, suite);
+  else describe.skip(`${title} [postgres: set TEST_DATABASE_URL]`, () => {});
+}
