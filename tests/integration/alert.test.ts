@@ -1,7 +1,10 @@
 import { afterAll, expect, test } from "bun:test";
 import { parseUsd, type Nanos } from "../../src/core/money.ts";
 import { rows } from "../../src/db/sql.ts";
+import { fundedKey } from "../support/accounts.ts";
+import { hello, postChat } from "../support/chat.ts";
 import { describeEachDialect } from "../support/databases.ts";
+import { providerEnv, startFakeUpstream } from "../support/fake-upstream.ts";
 import { startFakeSmtp, type FakeSmtp } from "../support/fake-smtp.ts";
 import { useGateway } from "../support/server.ts";
 import { signUpUser, type Browser } from "../support/session.ts";
@@ -11,7 +14,11 @@ const usd = (amount: string) => parseUsd(amount) as Nanos;
 
 // One mail server for both dialects; every test tells its messages apart by the user's e-mail.
 const smtp: FakeSmtp = await startFakeSmtp();
-afterAll(() => smtp.stop());
+const upstream = startFakeUpstream();
+afterAll(async () => {
+  await smtp.stop();
+  await upstream.stop();
+});
 
 describeEachDialect("low-balance e-mail alerts", (dialect) => {
   const gateway = useGateway(dialect, {
@@ -20,6 +27,7 @@ describeEachDialect("low-balance e-mail alerts", (dialect) => {
     ALERT_INTERVAL_MS: "10",
     PUBLIC_URL: "https://gw.example",
     FREE_CREDITS_USD: "0",
+    ...providerEnv(upstream),
   });
 
   /** A signed-up user holding `balance` USD, with the alert threshold set through the dashboard endpoint. */
@@ -110,5 +118,15 @@ describeEachDialect("low-balance e-mail alerts", (dialect) => {
     expect(Number(sent!.attempts)).toBeGreaterThan(1);
     await barrier();
     expect(mailTo(user)).toHaveLength(1);
+  });
+
+  test("a chat completion whose charge crosses the threshold sends the alert", async () => {
+    // $10.000001 with a $10 threshold: the fake provider's usage costs a few millionths of a dollar.
+    const { secret, account } = await fundedKey(gateway().store, "10.000001");
+    await gateway().store.updateAccount(account.id, { alertThreshold: usd("10") });
+    expect((await postChat(gateway().url, secret, hello())).status).toBe(200);
+    await waitFor(() => smtp.received.some((m) => m.to.includes(account.email)), "the alert for the chat charge");
+    const balance = (await gateway().store.getAccount(account.id))!.balance;
+    expect(balance < usd("10")).toBe(true);
   });
 });
