@@ -90,7 +90,8 @@ export function loadConfig(env: Env = process.env, overrides: ConfigOverrides = 
     try {
       new URL(raw);
     } catch {
-      throw new ConfigError(`${name} must be an absolute URL (got "${raw}")`);
+      // The value is not echoed: URLs such as SMTP_URL and DATABASE_URL carry passwords.
+      throw new ConfigError(`${name} must be an absolute URL such as https://host/path`);
     }
     return raw.replace(/\/+$/, "");
   };
