@@ -1,7 +1,7 @@
 // `kill -9` of a gateway process with requests and streams in flight: nothing it held stays
 // reserved. Its leases run out (RESERVATION_LEASE_MS) and whichever process sweeps next, the
 // restarted one or another instance, releases them and logs the error; the ledger still adds up.
-import { afterAll, afterEach, beforeAll, expect, test } from "bun:test";
+import { afterAll, afterEach, beforeAll, expect, setDefaultTimeout, test } from "bun:test";
 import { nanos } from "../../src/core/money.ts";
 import type { Account } from "../../src/core/store.ts";
 import { fundedKey } from "../support/accounts.ts";
@@ -12,6 +12,8 @@ import { createTestDatabase, describeEachDialect, describeOnPostgres, type TestD
 import { providerEnv, startFakeUpstream } from "../support/fake-upstream.ts";
 import { waitFor } from "../support/wait.ts";
 
+// Processes start and leases run out in about a second each; a loaded machine needs room beyond bun's 5 s default.
+setDefaultTimeout(20_000);
 const fake = startFakeUpstream();
 afterAll(() => fake.stop());
 afterEach(() => fake.behave({}));

@@ -1,6 +1,6 @@
 // Three `gateway serve` processes on one Postgres database, driven together as a load balancer
 // would: every limit lives in the database, so none can be passed by spreading requests.
-import { afterAll, afterEach, describe, expect, test } from "bun:test";
+import { afterAll, afterEach, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { FALLBACK_CATALOG } from "../../src/core/catalog.ts";
 import { nanos, parseUsd, requestCost, type Nanos } from "../../src/core/money.ts";
 import { estimatePromptTokens } from "../../src/core/tokens.ts";
@@ -15,6 +15,8 @@ import { useInstances } from "../support/instances.ts";
 import { browserWith, signUpUser } from "../support/session.ts";
 import { waitFor } from "../support/wait.ts";
 
+// Processes start and leases run out in about a second each; a loaded machine needs room beyond bun's 5 s default.
+setDefaultTimeout(20_000);
 const fake = startFakeUpstream();
 afterAll(() => fake.stop());
 afterEach(() => fake.behave({}));

@@ -1,6 +1,6 @@
 // `gateway serve` on SIGTERM: no new connections, requests in flight finish and are charged
 // within SHUTDOWN_GRACE_MS, what outlives it is cut off and released, then exit 0.
-import { afterAll, afterEach, beforeAll, expect, test } from "bun:test";
+import { afterAll, afterEach, beforeAll, expect, setDefaultTimeout, test } from "bun:test";
 import { FALLBACK_CATALOG } from "../../src/core/catalog.ts";
 import { nanos, requestCost } from "../../src/core/money.ts";
 import { fundedKey } from "../support/accounts.ts";
@@ -13,6 +13,8 @@ import { readJson } from "../support/http.ts";
 import { refusesConnections } from "../support/instances.ts";
 import { waitFor } from "../support/wait.ts";
 
+// Processes start and leases run out in about a second each; a loaded machine needs room beyond bun's 5 s default.
+setDefaultTimeout(20_000);
 const fake = startFakeUpstream();
 afterAll(() => fake.stop());
 afterEach(() => fake.behave({}));
