@@ -4,6 +4,7 @@ import { AppError } from "../core/errors.ts";
 import type { Store } from "../core/store.ts";
 import { startAlertSender } from "./alerts/sender.ts";
 import { LeaseKeeper } from "./chat/billing-session.ts";
+import { dashboardRoutes } from "./dashboard/routes.ts";
 import { asAppError, plainError } from "./http.ts";
 import type { Logger } from "./log.ts";
 import { catalogCache } from "./catalog-cache.ts";
@@ -45,6 +46,7 @@ export function createApp(deps: AppDeps, leases = new LeaseKeeper(deps.store, de
     .use(authRoutes(deps))
     .use(accountRoutes(deps))
     .use(dashboardApiRoutes(deps))
+    .use(dashboardRoutes(deps))
     .use(keyRoutes(deps))
     .use(settingsRoutes(deps))
     .use(usageRoutes(deps))

@@ -1,0 +1,141 @@
+import { ApiError } from "./api.ts";
+import { h, uniqueId } from "./dom.ts";
+
+export interface FieldSpec {
+  /** The API's name for the value: a server error that starts with it is shown beside this field. */
+  name: string;
+  label: string;
+  type?: "text" | "email" | "password" | "datetime-local";
+  value?: string;
+  hint?: string;
+  autocomplete?: string;
+  inputMode?: "decimal" | "numeric";
+  maxLength?: number;
+  /** The page's own check, for a quick answer; the server checks again and has the last word. */
+  validate?: (value: string) => string | null;
+}
+
+export interface Field {
+  spec: FieldSpec;
+  input: HTMLInputElement;
+  element: HTMLElement;
+  /** The input's value, trimmed (passwords as typed). */
+  value(): string;
+  showError(message: string | null): void;
+}
+
+/** A labelled input with its hint and an error message tied to it for screen readers. */
+export function field(spec: FieldSpec): Field {
+  const id = uniqueId(`field-${spec.name}`);
+  const hint = spec.hint ? h("p", { class: "hint", id: `${id}-hint` }, spec.hint) : null;
+  const error = h("p", { class: "field-error", id: `${id}-error`, hidden: true });
+  const input = h("input", {
+    id, name: spec.name, type: spec.type ?? "text", value: spec.value, autocomplete: spec.autocomplete ?? "off",
+    inputmode: spec.inputMode, maxlength: spec.maxLength, "aria-describedby": [hint?.id, error.id].filter(Boolean).join(" "),
+  });
+  return {
+    spec,
+    input,
+    element: h("div", { class: "field" }, h("label", { for: id }, spec.label), hint, input, error),
+    value: () => (spec.type === "password" ? input.value : input.value.trim()),
+    showError(message) {
+      error.textContent = message ?? "";
+      error.hidden = message === null;
+      if (message === null) input.removeAttribute("aria-invalid");
+      else input.setAttribute("aria-invalid", "true");
+    },
+  };
+}
+
+/** The field a server message is about: messages start with the field's API name ("limit must be…"). */
+function fieldOf(fields: Field[], message: string): Field | undefined {
+  const first = message.split(" ", 1)[0]?.toLowerCase();
+  return fields.find((f) => f.spec.name.toLowerCase() === first);
+}
+
+export interface FormOptions {
+  fields: Field[];
+  submitLabel: string;
+  /** Sends the form; resolves to a message announcing success, if any. */
+  onSubmit: () => Promise<string | void>;
+  /** Buttons beside the submit button, such as Cancel. */
+  actions?: Node[];
+  /** Names the form for assistive technology: the id of its heading. */
+  labelledBy?: string;
+}
+
+/**
+ * A form that checks its fields in the page, then sends, and shows a server error beside the
+ * field it concerns (with the field's label in place of its API name) or, failing that, above
+ * the buttons. The first field in error takes the focus.
+ */
+export function form(options: FormOptions): HTMLFormElement {
+  const { fields } = options;
+  const submit = h("button", { type: "submit", class: "button" }, options.submitLabel);
+  const status = h("div", { class: "form-status", "aria-live": "polite" });
+  const element = h("form", { novalidate: true, "aria-labelledby": options.labelledBy },
+    h("div", { class: "fields" }, fields.map((f) => f.element)),
+    status,
+    h("div", { class: "actions" }, submit, options.actions ?? []),
+  );
+
+  const report = (error: unknown) => {
+    const message = error instanceof ApiError ? error.message : "Something went wrong. Please try again.";
+    const target = fieldOf(fields, message);
+    if (target) {
+      target.showError(target.spec.label + message.slice(target.spec.name.length));
+      target.input.focus();
+    } else {
+      status.replaceChildren(h("p", { class: "notice error", role: "alert" }, message));
+    }
+  };
+
+  element.addEventListener("submit", async (event) => {
+    event.preventDefault();
+    status.replaceChildren();
+    const invalid = fields.filter((f) => {
+      const message = f.spec.validate?.(f.value()) ?? null;
+      f.showError(message);
+      return message !== null;
+    });
+    if (invalid.length > 0) {
+      invalid[0]?.input.focus();
+      return;
+    }
+    submit.disabled = true;
+    element.setAttribute("aria-busy", "true");
+    try {
+      const done = await options.onSubmit();
+      if (done) status.replaceChildren(h("p", { class: "notice success", role: "status" }, done));
+    } catch (error) {
+      report(error);
+    } finally {
+      submit.disabled = false;
+      element.removeAttribute("aria-busy");
+    }
+  });
+  return element;
+}
+
+// Checks shared by the pages. Ranges are compared as numbers here only to answer quickly; the
+// server parses the exact decimal and may still refuse one (too many decimal places).
+
+const DECIMAL = /^\d+(\.\d+)?$/;
+
+/** Empty, or a decimal within [min, max] (or above min when `aboveMin`). */
+export const optionalAmount = (label: string, range: { min: number; max: number; aboveMin?: boolean }) =>
+  (value: string): string | null => {
+    if (value === "") return null;
+    const n = DECIMAL.test(value) ? Number(value) : Number.NaN;
+    const low = range.aboveMin ? n > range.min : n >= range.min;
+    if (low && n <= range.max) return null;
+    return range.aboveMin
+      ? `${label} must be a number above ${range.min} and at most ${range.max.toLocaleString("en-US")}`
+      : `${label} must be a number from ${range.min} to ${range.max.toLocaleString("en-US")}`;
+  };
+
+/** Empty, or a whole number within [min, max]. */
+export const optionalWholeNumber = (label: string, min: number, max: number) => (value: string): string | null => {
+  if (value === "" || (/^\d+$/.test(value) && Number(value) >= min && Number(value) <= max)) return null;
+  return `${label} must be a whole number from ${min} to ${max.toLocaleString("en-US")}`;
+};

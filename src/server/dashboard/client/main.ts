@@ -1,0 +1,57 @@
+// The dashboard's browser script. The server sends every page as the same shell naming the
+// page (`data-page`); this fills its content from the JSON endpoints.
+// tsconfig's lib is ESNext alone (the server has no document); the browser's types come in here.
+/// <reference lib="dom" />
+/// <reference lib="dom.iterable" />
+/// <reference lib="dom.asynciterable" />
+import { isPageName, type PageName } from "../page-table.ts";
+import { call } from "./api.ts";
+import { h } from "./dom.ts";
+import { pageUrl } from "./env.ts";
+import { renderKeys } from "./pages/keys.ts";
+import { renderOverview } from "./pages/overview.ts";
+import { renderSettings } from "./pages/settings.ts";
+import { renderSignIn } from "./pages/sign-in.ts";
+import { renderTopUp } from "./pages/topup.ts";
+import { renderUsage } from "./pages/usage.ts";
+
+const RENDERERS: Record<PageName, (root: HTMLElement, data: never) => Promise<void>> = {
+  overview: renderOverview,
+  keys: renderKeys,
+  usage: renderUsage,
+  topup: renderTopUp,
+  settings: renderSettings,
+  signin: (root) => renderSignIn(root, "signin"),
+  signup: (root) => renderSignIn(root, "signup"),
+};
+
+/** What the server put in the page's JSON block, if anything. */
+function pageData(): unknown {
+  const block = document.getElementById("page-data");
+  return block?.textContent ? JSON.parse(block.textContent) : undefined;
+}
+
+async function signOut(): Promise<void> {
+  try {
+    await call("POST", "/auth/logout");
+  } finally {
+    location.assign(pageUrl("signin"));
+  }
+}
+
+async function start(): Promise<void> {
+  const root = document.getElementById("page");
+  const page = document.body.dataset.page;
+  if (!root || !isPageName(page)) return;
+  document.getElementById("sign-out")?.addEventListener("click", () => void signOut());
+  try {
+    await RENDERERS[page](root, pageData() as never);
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    root.replaceChildren(h("p", { class: "notice error", role: "alert" }, `This page could not be loaded: ${message} Reload the page to try again.`));
+  } finally {
+    root.removeAttribute("aria-busy");
+  }
+}
+
+void start();

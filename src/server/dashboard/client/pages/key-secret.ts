@@ -1,0 +1,50 @@
+import { h } from "../dom.ts";
+
+/** Copies the input's text: the Clipboard API where the page is a secure context, else the older copy command. */
+async function copyFrom(input: HTMLInputElement): Promise<boolean> {
+  try {
+    await navigator.clipboard.writeText(input.value);
+    return true;
+  } catch {
+    // Plain http on a public address has no Clipboard API; a selection can still be copied.
+    input.select();
+    return document.execCommand("copy");
+  }
+}
+
+/**
+ * Shows the plaintext of a new key once, first in `container`, with a Copy button, and moves the
+ * focus to it. "Done" removes it (emptying the input first), after which the page holds no
+ * trace of it.
+ */
+export function showSecret(container: HTMLElement, secret: string, onDone: () => void): void {
+  const input = h("input", { type: "text", readonly: true, value: secret, class: "secret-value", "aria-label": "Your new API key", spellcheck: "false" });
+  const copied = h("p", { class: "muted", "aria-live": "polite" });
+  const heading = h("h2", { id: "new-key-heading", tabindex: "-1" }, "Copy your new key now");
+  const panel = h("section", { class: "card secret", "aria-labelledby": heading.id },
+    heading,
+    h("p", {}, "This is the only time the key is shown. Store it somewhere safe, such as a secret manager; it cannot be retrieved later."),
+    h("div", { class: "secret-row" },
+      input,
+      h("button", {
+        type: "button", class: "button", onClick: async () => {
+          copied.textContent = (await copyFrom(input)) ? "Copied to the clipboard." : "Select the key and copy it with Ctrl+C or ⌘C.";
+        },
+      }, "Copy"),
+    ),
+    copied,
+    h("div", { class: "actions" },
+      h("button", {
+        type: "button", class: "button secondary", onClick: () => {
+          input.value = "";
+          input.defaultValue = "";
+          panel.remove();
+          onDone();
+        },
+      }, "Done, I have stored it"),
+    ),
+  );
+  container.prepend(panel);
+  // Read out first, with the key next in the tab order.
+  heading.focus();
+}

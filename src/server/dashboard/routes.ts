@@ -1,0 +1,86 @@
+import { Elysia } from "elysia";
+import { hashSessionToken } from "../../core/auth-session.ts";
+import { formatUsd } from "../../core/money.ts";
+import { CREDIT_PACKS, PACK_IDS } from "../../core/packs.ts";
+import type { AppDeps } from "../app.ts";
+import { sessionToken } from "../session.ts";
+import { clientScript, styleSheet } from "./assets.ts" with { type: "macro" };
+import { PAGE_NAMES, PAGES, RETURN_PARAM, type PageName } from "./page-table.ts";
+import { renderShell } from "./shell.ts";
+
+interface Asset {
+  path: string;
+  body: string;
+  type: string;
+}
+
+// The content's hash is in the name, so a browser may keep each version for good.
+const asset = (name: string, extension: string, body: string, type: string): Asset => ({
+  path: `/dashboard/assets/${name}.${Bun.hash(body).toString(36)}.${extension}`,
+  body,
+  type,
+});
+const SCRIPT = asset("dashboard", "js", clientScript(), "text/javascript; charset=utf-8");
+const STYLES = asset("dashboard", "css", styleSheet(), "text/css; charset=utf-8");
+
+// Scripts and styles only from the gateway itself: nothing injected into a page can run.
+// The referrer stays on this site, so the checkout's session id never leaves it in a Referer;
+// "same-origin" still lets the browser send Origin on the page's own writes, which the CSRF
+// check requires ("no-referrer" would turn it into "Origin: null").
+const PAGE_HEADERS = {
+  "content-type": "text/html; charset=utf-8",
+  "cache-control": "no-store",
+  "content-security-policy":
+    "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; " +
+    "form-action 'self'; base-uri 'none'; frame-ancestors 'none'",
+  "referrer-policy": "same-origin",
+  "x-content-type-options": "nosniff",
+  "x-frame-options": "DENY",
+};
+
+/** Static facts a page needs beside what the JSON endpoints answer. */
+const PAGE_DATA: Partial<Record<PageName, unknown>> = {
+  topup: {
+    packs: PACK_IDS.map((id) => ({
+      id, name: CREDIT_PACKS[id].name, priceUsd: CREDIT_PACKS[id].priceUsd, creditsUsd: formatUsd(CREDIT_PACKS[id].credits, 2),
+    })),
+  },
+};
+
+const redirect = (location: string) => new Response(null, { status: 303, headers: { location, "cache-control": "no-store" } });
+
+/**
+ * The dashboard's pages and their script and styles, under BASE_PATH like every route. A page
+ * for signed-in users sends anyone else to sign in (and back afterwards); the sign-in pages send
+ * a signed-in user to the overview.
+ */
+export const dashboardRoutes = ({ config, store, now }: AppDeps) => {
+  const { basePath } = config;
+  const assets = { scriptPath: basePath + SCRIPT.path, stylePath: basePath + STYLES.path };
+
+  const signedIn = async (request: Request): Promise<boolean> => {
+    const token = sessionToken(request);
+    return token !== null && (await store.findSession(hashSessionToken(token), now())) !== null;
+  };
+
+  const app = new Elysia({ name: "dashboard" });
+  for (const name of PAGE_NAMES) {
+    const spec = PAGES[name];
+    app.get(spec.path, async ({ request }) => {
+      const isSignedIn = await signedIn(request);
+      if (spec.signedIn && !isSignedIn) {
+        const url = new URL(request.url);
+        const back = new URLSearchParams({ [RETURN_PARAM]: url.pathname + url.search });
+        return redirect(`${basePath}${PAGES.signin.path}?${back}`);
+      }
+      if (!spec.signedIn && isSignedIn) return redirect(basePath + PAGES.overview.path);
+      return new Response(renderShell({ page: name, basePath, assets, data: PAGE_DATA[name] }), { headers: PAGE_HEADERS });
+    });
+  }
+  for (const { path, body, type } of [SCRIPT, STYLES]) {
+    app.get(path, () => new Response(body, {
+      headers: { "content-type": type, "cache-control": "public, max-age=31536000, immutable", "x-content-type-options": "nosniff" },
+    }));
+  }
+  return app;
+};

@@ -1,0 +1,59 @@
+import { PAGE_NAMES, PAGES, type PageName } from "./page-table.ts";
+
+export interface ShellAssets {
+  scriptPath: string;
+  stylePath: string;
+}
+
+const ESCAPES: Record<string, string> = { "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" };
+const escapeHtml = (text: string): string => text.replace(/[&<>"']/g, (c) => ESCAPES[c] ?? c);
+
+// In a <script> data block only "</script" could end it early; JSON never needs a raw "<".
+const jsonIsland = (data: unknown): string => JSON.stringify(data).replaceAll("<", "\\u003c");
+
+const navigation = (basePath: string, current: PageName): string => {
+  const links = PAGE_NAMES.filter((name) => PAGES[name].signedIn).map((name) => {
+    const currentAttr = name === current ? ' aria-current="page"' : "";
+    return `<li><a href="${escapeHtml(basePath + PAGES[name].path)}"${currentAttr}>${escapeHtml(PAGES[name].title)}</a></li>`;
+  });
+  return `<nav aria-label="Dashboard"><ul>${links.join("")}</ul></nav>
+      <button type="button" id="sign-out" class="button secondary">Sign out</button>`;
+};
+
+/**
+ * The HTML every dashboard page starts as: header, navigation and the page's heading. The
+ * script fills `#page` from the JSON endpoints; `data` (static facts such as the credit packs)
+ * travels in a JSON block the script reads, never as markup.
+ */
+export function renderShell(input: { page: PageName; basePath: string; assets: ShellAssets; data?: unknown }): string {
+  const { page, basePath, assets } = input;
+  const spec = PAGES[page];
+  const home = basePath + (spec.signedIn ? PAGES.overview.path : PAGES.signin.path);
+  const dataBlock = input.data === undefined ? "" : `\n  <script type="application/json" id="page-data">${jsonIsland(input.data)}</script>`;
+  return `<!doctype html>
+<html lang="en">
+<head>
+  <meta charset="utf-8">
+  <meta name="viewport" content="width=device-width, initial-scale=1">
+  <title>${escapeHtml(spec.title)} · Gateway</title>
+  <link rel="icon" href="data:,">
+  <link rel="stylesheet" href="${escapeHtml(assets.stylePath)}">
+  <script type="module" src="${escapeHtml(assets.scriptPath)}"></script>${dataBlock}
+</head>
+<body data-page="${page}" data-base-path="${escapeHtml(basePath)}">
+  <a class="skip-link" href="#main">Skip to content</a>
+  <header class="site-header">
+    <div class="header-inner">
+      <a class="brand" href="${escapeHtml(home)}">Gateway</a>
+      ${spec.signedIn ? navigation(basePath, page) : ""}
+    </div>
+  </header>
+  <main id="main" tabindex="-1">
+    <h1 id="main-heading">${escapeHtml(spec.title)}</h1>
+    <div id="page" aria-busy="true"><p class="muted">Loading…</p></div>
+    <noscript><p class="notice error">The dashboard needs JavaScript. Turn it on for this site and reload the page.</p></noscript>
+  </main>
+</body>
+</html>
+`;
+}

@@ -1,0 +1,320 @@
+// A user's whole journey through the dashboard in headless Chromium, against the real server
+// with a fake provider and a fake Stripe on loopback.
+import { afterAll, beforeAll, expect, setDefaultTimeout, test } from "bun:test";
+import type { Browser, Page } from "playwright-core";
+import { nanos } from "../../src/core/money.ts";
+import { postChat, hello } from "../support/chat.ts";
+import { startFakeStripe, stripeEnv, PRICES, type FakeStripe } from "../support/fake-stripe.ts";
+import { providerEnv, startFakeUpstream, type FakeUpstream } from "../support/fake-upstream.ts";
+import { PASSWORD, uniqueEmail } from "../support/session.ts";
+import { startGateway, type TestGateway } from "../support/server.ts";
+import { describeInBrowser, launchChromium, openTab, screenshot, type Tab } from "./support/browser.ts";
+
+setDefaultTimeout(30_000);
+
+// The fake provider reports 11 prompt and 7 completion tokens; gpt-4.1-nano sells them at
+// $0.10 and $0.40 per million: 11 × 0.10 + 7 × 0.40 = 3.9 millionths of a dollar.
+const MODEL = "gpt-4.1-nano";
+const REQUEST_COST = "$0.0000039";
+
+describeInBrowser("the dashboard, end to end", () => {
+  let upstream: FakeUpstream;
+  let stripe: FakeStripe;
+  let gateway: TestGateway;
+  let browser: Browser;
+  let tab: Tab;
+  let page: Page;
+  const email = uniqueEmail("dashboard");
+  let secret = "";
+
+  beforeAll(async () => {
+    upstream = startFakeUpstream();
+    stripe = startFakeStripe();
+    gateway = await startGateway("sqlite", { ...providerEnv(upstream), ...stripeEnv(stripe) });
+    browser = await launchChromium();
+    tab = await openTab(browser);
+    page = tab.page;
+    // Stripe's hosted page is not on this network: answer for it, so that arriving there can be seen.
+    await tab.context.route("https://checkout.stripe.test/**", (route) =>
+      route.fulfill({ contentType: "text/html", body: "<title>Stripe Checkout (fake)</title><h1>Pay</h1>" }));
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await gateway?.stop();
+    await stripe?.stop();
+    await upstream?.stop();
+  });
+
+  const url = (path: string) => `${gateway.url}${path}`;
+  const goTo = async (path: string) => {
+    await page.goto(url(path));
+    await page.locator("#page:not([aria-busy])").waitFor();
+  };
+  const stat = (label: string) => page.locator(".stat").filter({ has: page.getByRole("heading", { name: label }) }).locator(".stat-value");
+  const keyCard = (name: string, status: string) => page.locator("article.key").filter({ has: page.getByRole("heading", { name, exact: true }) })
+    .filter({ has: page.locator(`.badge.${status}`) });
+  const fact = (card: ReturnType<typeof keyCard>, term: string) => card.locator("div").filter({ has: page.locator("dt", { hasText: term }) }).locator("dd");
+  const accountId = async () => (await gateway.store.findAccountByEmail(email))!.id;
+
+  const secretInput = () => page.getByRole("textbox", { name: "Your new API key" });
+  /** Waits for the show-once panel, which takes the focus so that it is read out first. */
+  const secretShown = async () => {
+    await secretInput().waitFor();
+    expect(await page.evaluate(() => document.activeElement?.id)).toBe("new-key-heading");
+  };
+  /** Reads the plaintext from the show-once panel, then dismisses it. */
+  const takeSecret = async (): Promise<string> => {
+    const input = secretInput();
+    const value = await input.inputValue();
+    await page.getByRole("button", { name: "Done, I have stored it" }).click();
+    await input.waitFor({ state: "detached" });
+    return value;
+  };
+
+  /** Nothing in the page (markup or any input's value) still holds `text`. */
+  const pageHolds = (text: string) => page.evaluate((t) =>
+    document.documentElement.outerHTML.includes(t) || [...document.querySelectorAll("input")].some((i) => i.value.includes(t)), text);
+
+  test("a visitor is sent to sign in, creates an account and sees the $5.00 of free credits", async () => {
+    await page.goto(url("/dashboard"));
+    await page.waitForURL(url("/dashboard/signin?next=%2Fdashboard"));
+    await page.locator("#page:not([aria-busy])").waitFor();
+    await screenshot(page, "sign-in");
+    await page.getByRole("link", { name: "Create an account" }).click();
+    await page.waitForURL(/\/dashboard\/signup\?next=/);
+    await page.getByLabel("Email").fill(email);
+    await page.getByLabel("Password").fill(PASSWORD);
+    await screenshot(page, "sign-up");
+    await page.getByRole("button", { name: "Create account" }).click();
+    await page.waitForURL(url("/dashboard"));
+    await page.locator("#page:not([aria-busy])").waitFor();
+    expect(await stat("Balance").textContent()).toBe("$5.00");
+    expect(await stat("Spend, last 24 hours").textContent()).toBe("$0.00");
+    expect(await page.getByRole("img", { name: /Daily spend over the last 30 days/ }).count()).toBe(1);
+    await screenshot(page, "overview-new-account");
+  });
+
+  test("a key's limit with too many decimals is refused by the server, and the message sits by that field", async () => {
+    await goTo("/dashboard/keys");
+    const creditLimit = page.getByLabel("Lifetime credit limit (USD)");
+    await creditLimit.fill("0.0000001");
+    await page.getByRole("button", { name: "Create key" }).click();
+    const message = page.locator(".field").filter({ has: creditLimit }).locator(".field-error");
+    await message.waitFor();
+    expect(await message.textContent()).toBe("Lifetime credit limit (USD) must have at most 6 decimal places");
+    expect(await creditLimit.getAttribute("aria-invalid")).toBe("true");
+    expect(await creditLimit.evaluate((el) => el === document.activeElement)).toBe(true);
+    expect(await gateway.store.listKeys(await accountId())).toEqual([]);
+    await screenshot(page, "keys-server-error");
+  });
+
+  test("creates a key with every option and shows its plaintext once, with a working Copy button", async () => {
+    await tab.context.grantPermissions(["clipboard-read", "clipboard-write"]);
+    await goTo("/dashboard/keys");
+    await page.getByLabel("Name").fill("Backend");
+    await page.getByLabel("Expires").fill("2030-01-31T12:00");
+    await page.getByLabel("Lifetime credit limit (USD)").fill("10");
+    await page.getByLabel("Spend limit per hour (USD)").fill("2.5");
+    await page.getByLabel("Request limit per hour").fill("100");
+    await page.getByRole("button", { name: "Create key" }).click();
+
+    await secretShown();
+    await page.getByRole("button", { name: "Copy" }).click();
+    await page.getByText("Copied to the clipboard.").waitFor();
+    const copied = await page.evaluate(() => navigator.clipboard.readText());
+    await screenshot(page, "keys-new-secret");
+    secret = await takeSecret();
+    expect(secret).toMatch(/^gw-[A-Za-z0-9]{40,}$/);
+    expect(copied).toBe(secret);
+    expect(await pageHolds(secret)).toBe(false);
+
+    const card = keyCard("Backend", "active");
+    expect(await fact(card, "Key").textContent()).toBe(`${secret.slice(0, 10)}…`);
+    expect(await fact(card, "Expires").textContent()).toBe("Jan 31, 2030, 12:00 PM");
+    expect(await fact(card, "Lifetime credit limit").textContent()).toBe("$10.00");
+    expect(await fact(card, "Spend limit per hour").textContent()).toBe("$2.50");
+    expect(await fact(card, "Request limit per hour").textContent()).toBe("100");
+    const [stored] = await gateway.store.listKeys(await accountId());
+    expect(stored).toMatchObject({
+      name: "Backend", expiresAt: Date.UTC(2030, 0, 31, 12), creditLimit: 10_000_000_000n, usdPerHour: 2_500_000_000n, requestsPerHour: 100,
+    });
+    await screenshot(page, "keys");
+  });
+
+  test("a chat request made with the key shows in usage with its cost, and in the overview's spend", async () => {
+    const res = await postChat(gateway.url, secret, hello(MODEL));
+    expect(res.status).toBe(200);
+    await goTo("/dashboard/usage");
+    const row = page.locator("table.usage tbody tr");
+    expect(await row.count()).toBe(1);
+    const cells = await row.locator("td").allTextContents();
+    expect(cells.slice(1)).toEqual([MODEL, "Backend", "11", "7", REQUEST_COST, expect.stringMatching(/^\d+ ms$/), "Success"]);
+    const [logged] = await gateway.store.usageLogPage(await accountId(), null, 1);
+    expect(logged!.cost).toBe(nanos(3_900n));
+    await screenshot(page, "usage");
+
+    // The download, fetched with the page's cookie.
+    const csv = await page.request.get(await page.getByRole("link", { name: /Download CSV/ }).evaluate((a) => (a as HTMLAnchorElement).href));
+    expect(csv.headers()["content-type"]).toBe("text/csv");
+    expect(await csv.text()).toContain(`,${MODEL},${MODEL},11,7,0.000003900,`);
+
+    await goTo("/dashboard");
+    // GET /account gives the balance to 6 places: $4.9999961 reads $4.999996.
+    expect(await stat("Balance").textContent()).toBe("$4.999996");
+    expect(await stat("Spend, last 24 hours").textContent()).toBe(REQUEST_COST);
+    expect(await page.locator(".stat").getByText("1 request", { exact: true }).count()).toBe(1);
+    expect(await page.locator(".chart .bar[height]:not([height='0.00'])").count()).toBe(1);
+    await screenshot(page, "overview-after-a-request");
+  });
+
+  test("edits the key's request limit in a dialog, and the gateway enforces it", async () => {
+    await goTo("/dashboard/keys");
+    await page.getByRole("button", { name: "Edit Backend" }).click();
+    const dialog = page.getByRole("dialog", { name: "Edit Backend" });
+    await dialog.waitFor();
+    await dialog.getByLabel("Request limit per hour").fill("1");
+    await screenshot(page, "keys-edit");
+    await dialog.getByRole("button", { name: "Save changes" }).click();
+    await dialog.waitFor({ state: "detached" });
+    await page.getByText("Saved the changes to Backend.").waitFor();
+    expect(await fact(keyCard("Backend", "active"), "Request limit per hour").textContent()).toBe("1");
+    // The one request of this hour has been made.
+    expect((await postChat(gateway.url, secret, hello(MODEL))).status).toBe(429);
+  });
+
+  test("settings are checked in the page, refused values are explained by their field, and saved ones stored", async () => {
+    await goTo("/dashboard/settings");
+    const threshold = page.getByLabel("Alert threshold (USD)");
+    const thresholdError = page.locator(".field").filter({ has: threshold }).locator(".field-error");
+    const writes: string[] = [];
+    page.on("request", (r) => {
+      if (r.method() === "PATCH") writes.push(r.url());
+    });
+
+    await threshold.fill("150");
+    await page.getByRole("button", { name: "Save alert" }).click();
+    await thresholdError.waitFor();
+    expect(await thresholdError.textContent()).toBe("Alert threshold must be a number from 0 to 100");
+    expect(writes).toEqual([]);
+
+    await threshold.fill("12.3456789012");
+    await page.getByRole("button", { name: "Save alert" }).click();
+    await thresholdError.filter({ hasText: "decimal places" }).waitFor();
+    expect(await thresholdError.textContent()).toBe("Alert threshold (USD) must have at most 9 decimal places");
+    await screenshot(page, "settings-error");
+
+    await threshold.fill("10");
+    await page.getByRole("button", { name: "Save alert" }).click();
+    await page.getByText("Saved. You get an e-mail when the balance falls below $10.00.").waitFor();
+    expect(await thresholdError.isHidden()).toBe(true);
+
+    const limit = page.getByLabel("Hourly spend limit (USD)");
+    await limit.fill("10001");
+    await page.getByRole("button", { name: "Save limit" }).click();
+    await page.getByText("Hourly spend limit must be a number from 0 to 10,000").waitFor();
+    await limit.fill("50");
+    await page.getByRole("button", { name: "Save limit" }).click();
+    await page.getByText("Saved. Requests are refused once $50.00 is spent in an hour.").waitFor();
+    expect(await gateway.store.findAccountByEmail(email)).toMatchObject({ alertThreshold: 10_000_000_000n, spendLimit: 50_000_000_000n });
+    await screenshot(page, "settings");
+
+    await goTo("/dashboard/settings");
+    expect(await threshold.inputValue()).toBe("10");
+    expect(await limit.inputValue()).toBe("50");
+    await limit.fill("");
+    await page.getByRole("button", { name: "Save limit" }).click();
+    await page.getByText("Saved. There is no hourly spend limit.").waitFor();
+    expect((await gateway.store.findAccountByEmail(email))!.spendLimit).toBeNull();
+  });
+
+  test("rotates the key: the old one stops working and the new one is shown once", async () => {
+    await goTo("/dashboard/keys");
+    await page.getByRole("button", { name: "Rotate Backend" }).click();
+    const dialog = page.getByRole("dialog", { name: "Rotate Backend?" });
+    await dialog.waitFor();
+    await screenshot(page, "keys-rotate-confirm");
+    await dialog.getByRole("button", { name: "Rotate key" }).click();
+    await secretShown();
+    const replacement = await takeSecret();
+    expect(replacement).not.toBe(secret);
+    expect(await pageHolds(replacement)).toBe(false);
+    await keyCard("Backend", "revoked").waitFor();
+    await keyCard("Backend", "active").waitFor();
+    expect((await postChat(gateway.url, secret, hello(MODEL))).status).toBe(401);
+    expect((await postChat(gateway.url, replacement, hello(MODEL))).status).toBe(200);
+    secret = replacement;
+  });
+
+  test("revokes the key only after it is confirmed", async () => {
+    await goTo("/dashboard/keys");
+    const active = keyCard("Backend", "active");
+    await active.getByRole("button", { name: "Revoke Backend" }).click();
+    const dialog = page.getByRole("dialog", { name: "Revoke Backend?" });
+    await dialog.getByRole("button", { name: "Cancel" }).click();
+    await dialog.waitFor({ state: "detached" });
+    expect(await active.count()).toBe(1);
+
+    await active.getByRole("button", { name: "Revoke Backend" }).click();
+    await dialog.getByRole("button", { name: "Revoke key" }).click();
+    await page.getByText("Revoked Backend.").waitFor();
+    expect(await keyCard("Backend", "active").count()).toBe(0);
+    expect(await keyCard("Backend", "revoked").count()).toBe(2);
+    expect((await postChat(gateway.url, secret, hello(MODEL))).status).toBe(401);
+    await screenshot(page, "keys-revoked");
+  });
+
+  test("buying a pack opens the Stripe checkout the gateway created, which returns to the top-up page", async () => {
+    await goTo("/dashboard/topup");
+    expect(await page.locator(".pack h2").allTextContents()).toEqual(["Builder", "Pro", "Team", "Scale"]);
+    const packs = (await page.locator(".pack").allInnerTexts()).map((text) => text.replace(/\s+/g, " "));
+    expect(packs).toEqual([
+      "Builder $25.00 $30.00 in credits Buy Builder", "Pro $50.00 $60.00 in credits Buy Pro",
+      "Team $100.00 $120.00 in credits Buy Team", "Scale $200.00 $250.00 in credits Buy Scale",
+    ]);
+    await screenshot(page, "topup");
+    await page.getByRole("button", { name: "Buy Builder" }).click();
+    await page.waitForURL(/^https:\/\/checkout\.stripe\.test\//);
+
+    expect(stripe.received).toHaveLength(1);
+    const { form } = stripe.received[0]!;
+    const [session] = [...stripe.sessions.values()];
+    expect(page.url()).toBe(session!.url as string);
+    expect(form["line_items[0][price]"]).toBe(PRICES.builder);
+    expect(form.success_url).toBe(`${gateway.config.dashboardUrl}/topup?checkout=success&session_id={CHECKOUT_SESSION_ID}`);
+    expect(form.cancel_url).toBe(`${gateway.config.dashboardUrl}/topup?checkout=cancelled`);
+  });
+
+  test("the top-up page greets the buyer back from Stripe, and clears the session id from the address", async () => {
+    await goTo("/dashboard/topup?checkout=success&session_id=cs_test_returned");
+    await page.getByText("Thank you! Your payment went through.").waitFor();
+    expect(page.url()).toBe(url("/dashboard/topup"));
+    await screenshot(page, "topup-success");
+    await goTo("/dashboard/topup?checkout=cancelled");
+    await page.getByText("Checkout cancelled. You were not charged.").waitFor();
+    await screenshot(page, "topup-cancelled");
+  });
+
+  test("signs out: the dashboard then asks to sign in again", async () => {
+    await goTo("/dashboard");
+    await page.getByRole("button", { name: "Sign out" }).click();
+    await page.waitForURL(url("/dashboard/signin"));
+    await page.goto(url("/dashboard/keys"));
+    await page.waitForURL(url("/dashboard/signin?next=%2Fdashboard%2Fkeys"));
+  });
+
+  test("signing in again with a wrong password says so; the right one returns to the page asked for", async () => {
+    await page.locator("#page:not([aria-busy])").waitFor();
+    await page.getByLabel("Email").fill(email);
+    await page.getByLabel("Password").fill("not the password");
+    await page.getByRole("button", { name: "Sign in" }).click();
+    await page.getByRole("alert").filter({ hasText: "Invalid email or password" }).waitFor();
+    await screenshot(page, "sign-in-error");
+    await page.getByLabel("Password").fill(PASSWORD);
+    await page.getByRole("button", { name: "Sign in" }).click();
+    await page.waitForURL(url("/dashboard/keys"));
+  });
+
+  test("no page raised a script error or broke the Content-Security-Policy", () => {
+    expect(tab.errors).toEqual([]);
+  });
+});

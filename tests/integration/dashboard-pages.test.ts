@@ -1,0 +1,125 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { PAGES, type PageName } from "../../src/server/dashboard/page-table.ts";
+import { spawnServe, type ServeProcess } from "../support/binary.ts";
+import { createTestDatabase, describeEachDialect, type TestDatabase } from "../support/databases.ts";
+import { signUpUser, type Browser } from "../support/session.ts";
+import { useGateway } from "../support/server.ts";
+
+const NAMES = Object.keys(PAGES) as PageName[];
+const SIGNED_IN = NAMES.filter((name) => PAGES[name].signedIn);
+const SIGNED_OUT = NAMES.filter((name) => !PAGES[name].signedIn);
+
+const get = (url: string, cookie?: string) => fetch(url, { redirect: "manual", headers: cookie ? { cookie } : {} });
+const assetPaths = (html: string) => ({
+  script: /<script type="module" src="([^"]+)"/.exec(html)?.[1],
+  style: /<link rel="stylesheet" href="([^"]+)"/.exec(html)?.[1],
+});
+
+describeEachDialect("the dashboard's pages", (dialect) => {
+  const gateway = useGateway(dialect, { BASE_PATH: "/api" });
+  let user: Browser;
+  beforeAll(async () => {
+    user = await signUpUser(gateway().url);
+  });
+  const origin = () => new URL(gateway().url).origin;
+
+  test.each(SIGNED_IN)("%s sends a visitor without a session to sign in, remembering where they were going", async (name) => {
+    const res = await get(`${gateway().url}${PAGES[name].path}?page=2`);
+    expect(res.status).toBe(303);
+    const next = encodeURIComponent(`/api${PAGES[name].path}?page=2`);
+    expect(res.headers.get("location")).toBe(`/api/dashboard/signin?next=${next}`);
+  });
+
+  test.each(SIGNED_IN)("%s is served to a signed-in user under BASE_PATH", async (name) => {
+    const res = await get(`${gateway().url}${PAGES[name].path}`, user.cookie);
+    expect(res.status).toBe(200);
+    const html = await res.text();
+    expect(html).toContain(`<body data-page="${name}" data-base-path="/api">`);
+    expect(html).toContain(`<title>${PAGES[name].title} · Gateway</title>`);
+    expect(html).toContain(`<a href="/api${PAGES[name].path}" aria-current="page">`);
+  });
+
+  test.each(SIGNED_OUT)("%s is served to a visitor and sends a signed-in user to the overview", async (name) => {
+    expect((await get(`${gateway().url}${PAGES[name].path}`)).status).toBe(200);
+    const res = await get(`${gateway().url}${PAGES[name].path}`, user.cookie);
+    expect(res.status).toBe(303);
+    expect(res.headers.get("location")).toBe("/api/dashboard");
+  });
+
+  test("a session that has ended counts as none", async () => {
+    const ended = await signUpUser(gateway().url);
+    await ended.send("POST", "/auth/logout");
+    expect((await get(`${gateway().url}/dashboard`, ended.cookie)).status).toBe(303);
+  });
+
+  test("pages forbid other sites' scripts and framing, are not cached, and keep the referrer on the site", async () => {
+    const res = await get(`${gateway().url}/dashboard/signin`);
+    expect(res.headers.get("content-type")).toBe("text/html; charset=utf-8");
+    expect(res.headers.get("cache-control")).toBe("no-store");
+    expect(res.headers.get("content-security-policy")).toBe(
+      "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; " +
+        "form-action 'self'; base-uri 'none'; frame-ancestors 'none'",
+    );
+    expect(res.headers.get("referrer-policy")).toBe("same-origin");
+    expect(res.headers.get("x-frame-options")).toBe("DENY");
+    expect(res.headers.get("x-content-type-options")).toBe("nosniff");
+  });
+
+  test("the script and styles are served under BASE_PATH, named by their content and cached for good", async () => {
+    const { script, style } = assetPaths(await (await get(`${gateway().url}/dashboard/signin`)).text());
+    expect(script).toMatch(/^\/api\/dashboard\/assets\/dashboard\.[0-9a-z]+\.js$/);
+    expect(style).toMatch(/^\/api\/dashboard\/assets\/dashboard\.[0-9a-z]+\.css$/);
+    const js = await get(`${origin()}${script}`);
+    expect(js.status).toBe(200);
+    expect(js.headers.get("content-type")).toBe("text/javascript; charset=utf-8");
+    expect(js.headers.get("cache-control")).toBe("public, max-age=31536000, immutable");
+    // One bundle: nothing left for the browser to fetch from elsewhere.
+    const code = await js.text();
+    expect(code).not.toMatch(/\bimport\s*[("'{*]|from\s*["']/);
+    expect(code).toContain("/auth/login");
+    const css = await get(`${origin()}${style}`);
+    expect(css.headers.get("content-type")).toBe("text/css; charset=utf-8");
+    expect(await css.text()).toContain(":focus-visible");
+  });
+
+  test("the top-up page carries the four packs for the script to show", async () => {
+    const html = await (await get(`${gateway().url}/dashboard/topup`, user.cookie)).text();
+    const data = JSON.parse(/<script type="application\/json" id="page-data">(.*?)<\/script>/.exec(html)![1]!);
+    expect(data).toEqual({
+      packs: [
+        { id: "builder", name: "Builder", priceUsd: "25", creditsUsd: "30.00" },
+        { id: "pro", name: "Pro", priceUsd: "50", creditsUsd: "60.00" },
+        { id: "team", name: "Team", priceUsd: "100", creditsUsd: "120.00" },
+        { id: "scale", name: "Scale", priceUsd: "200", creditsUsd: "250.00" },
+      ],
+    });
+  });
+
+  test("an unknown dashboard path is the usual 404", async () => {
+    const res = await get(`${gateway().url}/dashboard/nope`, user.cookie);
+    expect(res.status).toBe(404);
+  });
+});
+
+describe("the compiled binary", () => {
+  let testDb: TestDatabase;
+  let serve: ServeProcess;
+  beforeAll(async () => {
+    testDb = await createTestDatabase("sqlite");
+    serve = await spawnServe({ DATABASE_URL: testDb.url });
+  });
+  afterAll(async () => {
+    await serve?.stop();
+    await testDb?.drop();
+  });
+
+  test("serves the dashboard with its script and styles from inside itself", async () => {
+    const page = await get(`${serve.url}/dashboard/signin`);
+    expect(page.status).toBe(200);
+    const { script, style } = assetPaths(await page.text());
+    const js = await get(`${new URL(serve.url).origin}${script}`);
+    expect(js.status).toBe(200);
+    expect(await js.text()).toContain("/auth/login");
+    expect((await get(`${new URL(serve.url).origin}${style}`)).status).toBe(200);
+  });
+});
