@@ -41,6 +41,8 @@ export interface Config {
   maxConcurrentRequestsPerAccount: number;
   /** After SIGTERM, how long requests in flight may take to finish before they are cut off and released. */
   shutdownGraceMs: number;
+  /** How long the chat path waits for the database before anything is forwarded; then it answers 503. */
+  databaseTimeoutMs: number;
 }
 
 export class ConfigError extends Error {
@@ -145,6 +147,7 @@ export function loadConfig(env: Env = process.env, overrides: ConfigOverrides = 
     sweepIntervalMs: integer("SWEEP_INTERVAL_MS", 30_000, 100, 3_600_000),
     maxConcurrentRequestsPerAccount: integer("MAX_CONCURRENT_REQUESTS", 3, 1, 10_000),
     shutdownGraceMs: integer("SHUTDOWN_GRACE_MS", 25_000, 0, 3_600_000),
+    databaseTimeoutMs: integer("DATABASE_TIMEOUT_MS", 10_000, 100, 600_000),
   };
 }
 

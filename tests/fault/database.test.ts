@@ -12,6 +12,7 @@ import { chatErrorShape, hello, postChat } from "../support/chat.ts";
 import { createTestDatabase, describeOnPostgres, type TestDatabase } from "../support/databases.ts";
 import { providerEnv, startFakeUpstream } from "../support/fake-upstream.ts";
 import { readJson } from "../support/http.ts";
+import { startPausingProxy, type PausingProxy } from "../support/pausing-proxy.ts";
 import { waitFor } from "../support/wait.ts";
 
 // Processes start and leases run out in about a second each; a loaded machine needs room beyond bun's 5 s default.
@@ -113,6 +114,60 @@ describeOnPostgres("the Postgres database refuses connections, then comes back",
     const audit = await expectBooksClosed(books.store, account.id);
     expect(audit.balance).toBe(nanos(1_000_000_000n));
     expect((await usageOutcomes(books.db, account.id)).map((log) => log.status)).toEqual(["error"]);
+  });
+});
+
+describeOnPostgres("the Postgres database stops answering, as behind a network partition, then answers again", () => {
+  let proxy: PausingProxy | undefined;
+  let testDb: TestDatabase | undefined;
+  let books: Books | undefined;
+  let gateway: ServeProcess | undefined;
+  beforeAll(async () => {
+    testDb = await createTestDatabase("postgres");
+    const direct = new URL(testDb.url);
+    proxy = await startPausingProxy({ hostname: direct.hostname, port: Number(direct.port || 5432) });
+    const throughProxy = new URL(testDb.url);
+    throughProxy.port = String(proxy.port);
+    gateway = await spawnServe({ DATABASE_URL: throughProxy.toString(), ...providerEnv(fake), DATABASE_TIMEOUT_MS: "500" });
+    books = openBooks(testDb.url);
+  });
+  afterAll(async () => {
+    proxy?.resume();
+    await gateway?.stop();
+    proxy?.stop();
+    await books?.close();
+    await testDb?.drop();
+  });
+
+  test("chat answers 503 at DATABASE_TIMEOUT_MS instead of hanging, /health 503, /models from the fallback; it resumes when the network heals", async () => {
+    const { secret, account } = await fundedKey(books!.store, "1");
+    const url = gateway!.url;
+    expect((await postChat(url, secret, hello())).status).toBe(200);
+
+    proxy!.pause();
+    const forwardedBefore = fake.received.length;
+    try {
+      const [plain, stream, health, models] = await Promise.all([
+        postChat(url, secret, hello()),
+        postChat(url, secret, hello("gpt-4.1-nano", { stream: true })),
+        fetch(`${url}/health`),
+        fetch(`${url}/models`),
+      ]);
+      for (const chat of [plain, stream]) {
+        expect(chat.status).toBe(503);
+        expect(await readJson(chat)).toEqual(UNAVAILABLE);
+      }
+      expect(health.status).toBe(503);
+      expect(models.headers.get("x-gateway-model-source")).toBe("fallback");
+      expect(fake.received.length).toBe(forwardedBefore);
+    } finally {
+      proxy!.resume();
+    }
+
+    await waitFor(async () => (await fetch(`${url}/health`)).status === 200, "/health to answer 200 again", 10_000);
+    expect((await postChat(url, secret, hello())).status).toBe(200);
+    const audit = await expectBooksClosed(books!.store, account.id);
+    expect(audit.balance).toBe(nanos(1_000_000_000n - 2n * DEFAULT_COST));
   });
 });
 

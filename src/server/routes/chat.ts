@@ -11,6 +11,7 @@ import { readJsonBody } from "../body.ts";
 import type { CatalogCache } from "../catalog-cache.ts";
 import { BillingSession, LeaseKeeper } from "../chat/billing-session.ts";
 import { relayStream } from "../chat/relay-stream.ts";
+import { withDeadline } from "../deadline.ts";
 import { chatError, json, methodNotAllowed } from "../http.ts";
 import type { Logger } from "../log.ts";
 import {
@@ -27,10 +28,17 @@ export interface ChatDeps {
 
 const SSE_HEADERS = { "content-type": "text/event-stream", "cache-control": "no-cache", connection: "keep-alive" };
 
-/** Errors from the database on the chat path: the client may retry, nothing was charged. */
-async function guarded<T>(work: Promise<T>, log: Logger): Promise<T> {
+/**
+ * Database steps on the chat path. A failure is a 503: the client may retry, nothing was
+ * charged. Steps before anything is forwarded also get a deadline, so that a database cut off
+ * by the network is a 503 too rather than a request that hangs; a reservation that commits
+ * after its deadline has no request renewing its lease, and the sweeper releases it. The
+ * settlement gets none: answering before its outcome is known could charge a client who was
+ * told that the request failed.
+ */
+async function guarded<T>(work: Promise<T>, log: Logger, deadlineMs?: number): Promise<T> {
   try {
-    return await work;
+    return await (deadlineMs === undefined ? work : withDeadline(work, deadlineMs));
   } catch (error) {
     if (isAppError(error)) throw error;
     log.error("database error on the chat path", { error });
@@ -41,13 +49,14 @@ async function guarded<T>(work: Promise<T>, log: Logger): Promise<T> {
 async function completeChat(request: Request, deps: ChatDeps, leases: LeaseKeeper): Promise<Response> {
   const { config, store, catalog, log, now } = deps;
   const startedAt = now();
-  const caller = await guarded(authenticateApiKey(store, request.headers.get("authorization"), startedAt), log);
+  const deadlineMs = config.databaseTimeoutMs;
+  const caller = await guarded(authenticateApiKey(store, request.headers.get("authorization"), startedAt), log, deadlineMs);
 
   const body = await readJsonBody(request);
   if (!body.ok) throw body.error;
   const chat = parseChatRequest(body.value);
 
-  const model = await guarded(catalog.find(chat.model), log);
+  const model = await guarded(catalog.find(chat.model), log, deadlineMs);
   if (!model || !model.enabled) {
     throw new AppError("invalid_request_error", `The model \`${chat.model}\` does not exist or is not enabled`);
   }
@@ -66,6 +75,7 @@ async function completeChat(request: Request, deps: ChatDeps, leases: LeaseKeepe
       now: startedAt,
     }),
     log,
+    deadlineMs,
   );
   if (!reserved.ok) throw reserved.error;
 

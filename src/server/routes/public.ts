@@ -2,11 +2,13 @@ import { Elysia } from "elysia";
 import { FALLBACK_CATALOG, type Model } from "../../core/catalog.ts";
 import { formatUsd } from "../../core/money.ts";
 import type { Store } from "../../core/store.ts";
+import { withDeadline } from "../deadline.ts";
 import { json, methodNotAllowed, plainError } from "../http.ts";
 import type { Logger } from "../log.ts";
 
 const MODELS_CACHE_CONTROL = "public, s-maxage=60, stale-while-revalidate=300";
-const HEALTH_CHECK_TIMEOUT_MS = 2_000;
+/** How long the public endpoints wait for the database before answering without it. */
+const QUERY_TIMEOUT_MS = 2_000;
 
 /** A catalog entry exactly as `GET /models` shows it. */
 export const catalogEntry = (m: Model) => ({
@@ -21,23 +23,11 @@ export const catalogEntry = (m: Model) => ({
   speed_badge: m.speedBadge,
 });
 
-async function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
-  let timer: Timer | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms);
-  });
-  try {
-    return await Promise.race([promise, timeout]);
-  } finally {
-    clearTimeout(timer);
-  }
-}
-
 export const publicRoutes = (store: Store, log: Logger, now: () => number) =>
   new Elysia({ name: "public" })
     .get("/health", async () => {
       try {
-        await withTimeout(store.ping(), HEALTH_CHECK_TIMEOUT_MS);
+        await withDeadline(store.ping(), QUERY_TIMEOUT_MS);
         return json({ status: "ok", db: "connected", ts: now() });
       } catch (error) {
         log.warn("health check failed", { error: (error as Error).message });
@@ -46,7 +36,7 @@ export const publicRoutes = (store: Store, log: Logger, now: () => number) =>
     })
     .get("/models", async () => {
       try {
-        const models = await store.listModels();
+        const models = await withDeadline(store.listModels(), QUERY_TIMEOUT_MS);
         return json(models.map(catalogEntry), 200, { "cache-control": MODELS_CACHE_CONTROL });
       } catch (error) {
         log.warn("model catalog query failed; serving the fallback registry", { error: (error as Error).message });
