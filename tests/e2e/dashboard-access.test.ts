@@ -92,6 +92,19 @@ describeInBrowser("the dashboard's accessibility", () => {
     expect(await page.locator(".stat-value").first().textContent()).toMatch(/^\$4\.99/);
   });
 
+  test.each(["https://evil.example/dashboard", "//evil.example/api/dashboard/keys", "/api/not-the-dashboard", "http://["])(
+    "after signing in, next=%p (not a dashboard page) leads to the overview instead",
+    async (next) => {
+      const page = await open();
+      await page.goto(`${gateway.url}/dashboard/signin?${new URLSearchParams({ next })}`);
+      await page.locator("#page:not([aria-busy])").waitFor();
+      await page.getByLabel("Email").fill(user.email);
+      await page.getByLabel("Password").fill(PASSWORD);
+      await page.getByRole("button", { name: "Sign in" }).click();
+      await page.waitForURL(`${gateway.url}/dashboard`);
+    },
+  );
+
   test("a field left wrong takes the focus and says why, next to it", async () => {
     const page = await open();
     await goTo(page, "signup");

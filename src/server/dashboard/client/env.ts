@@ -13,10 +13,7 @@ export const signInUrl = (): string => pageUrl("signin", { [RETURN_PARAM]: locat
 /** Where to go after signing in: the page named by `next` if it is a signed-in dashboard page (never another site). */
 export function returnUrl(): string {
   const next = new URLSearchParams(location.search).get(RETURN_PARAM);
-  if (next !== null) {
-    const target = new URL(next, location.origin);
-    const known = Object.values(PAGES).some((page) => page.signedIn && basePath + page.path === target.pathname);
-    if (target.origin === location.origin && known) return target.pathname + target.search;
-  }
-  return pageUrl("overview");
+  const target = next === null ? null : URL.parse(next, location.origin);
+  const known = Object.values(PAGES).some((page) => page.signedIn && basePath + page.path === target?.pathname);
+  return target && known && target.origin === location.origin ? target.pathname + target.search : pageUrl("overview");
 }

@@ -18,7 +18,7 @@ async function copyFrom(input: HTMLInputElement): Promise<boolean> {
  * trace of it.
  */
 export function showSecret(container: HTMLElement, secret: string, onDone: () => void): void {
-  const input = h("input", { type: "text", readonly: true, value: secret, class: "secret-value", "aria-label": "Your new API key", spellcheck: "false" });
+  const input = h("input", { type: "text", readonly: true, value: secret, class: "secret-value", "aria-label": "Your new API key", spellcheck: "false", autocomplete: "off" });
   const copied = h("p", { class: "muted", "aria-live": "polite" });
   const heading = h("h2", { id: "new-key-heading", tabindex: "-1" }, "Copy your new key now");
   const panel = h("section", { class: "card secret", "aria-labelledby": heading.id },
