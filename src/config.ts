@@ -43,7 +43,14 @@ export interface Config {
   shutdownGraceMs: number;
   /** How long the chat path waits for the database before anything is forwarded; then it answers 503. */
   databaseTimeoutMs: number;
+  /** Log lines below this level are dropped. */
+  logLevel: LogLevel;
+  /** When set, `GET /metrics` wants `Authorization: Bearer <token>`. */
+  metricsToken: string | undefined;
 }
+
+export const LOG_LEVELS = ["info", "warn", "error"] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
 
 export class ConfigError extends Error {
   override name = "ConfigError";
@@ -85,6 +92,11 @@ export function loadConfig(env: Env = process.env, overrides: ConfigOverrides = 
     const value = parseUsd(raw);
     if (value === null || value < 0n) throw new ConfigError(`${name} must be a non-negative USD amount (got "${raw}")`);
     return value;
+  };
+  const oneOf = <T extends string>(name: string, allowed: readonly T[], fallback: T): T => {
+    const raw = read(name)?.toLowerCase() ?? fallback;
+    if (!(allowed as readonly string[]).includes(raw)) throw new ConfigError(`${name} must be one of ${allowed.join(", ")} (got "${raw}")`);
+    return raw as T;
   };
   const flag = (name: string): boolean => ["1", "true", "yes", "on"].includes((read(name) ?? "").toLowerCase());
   const url = (name: string, fallback: string): string => {
@@ -148,6 +160,8 @@ export function loadConfig(env: Env = process.env, overrides: ConfigOverrides = 
     maxConcurrentRequestsPerAccount: integer("MAX_CONCURRENT_REQUESTS", 3, 1, 10_000),
     shutdownGraceMs: integer("SHUTDOWN_GRACE_MS", 25_000, 0, 3_600_000),
     databaseTimeoutMs: integer("DATABASE_TIMEOUT_MS", 10_000, 100, 600_000),
+    logLevel: oneOf("LOG_LEVEL", LOG_LEVELS, "info"),
+    metricsToken: read("METRICS_TOKEN"),
   };
 }
 

@@ -1,3 +1,5 @@
+import type { LogLevel } from "../config.ts";
+
 export type Fields = Record<string, unknown>;
 
 export interface Logger {
@@ -9,13 +11,50 @@ export interface Logger {
 const describe = (value: unknown): unknown =>
   value instanceof Error ? { name: value.name, message: value.message, stack: value.stack } : value;
 
-/** One JSON object per line on stderr. */
-export function jsonLogger(write: (line: string) => void = (line) => process.stderr.write(line)): Logger {
-  const emit = (level: string) => (message: string, fields: Fields = {}) => {
-    const entries = Object.entries(fields).map(([k, v]) => [k, describe(v)]);
-    write(`${JSON.stringify({ time: new Date().toISOString(), level, message, ...Object.fromEntries(entries) })}\n`);
+const SEVERITY: Record<LogLevel, number> = { info: 0, warn: 1, error: 2 };
+
+export interface LoggerOptions {
+  /** Lines below this level are dropped (LOG_LEVEL). */
+  level?: LogLevel;
+  /** One readable line per entry for a person at a terminal, instead of JSON for a collector. */
+  pretty?: boolean;
+  write?: (line: string) => void;
+}
+
+/** Writes each entry as one JSON object per line on stderr, or as readable text when `pretty`. */
+export function createLogger({ level = "info", pretty = false, write = (line) => process.stderr.write(line) }: LoggerOptions = {}): Logger {
+  const format = pretty ? prettyLine : jsonLine;
+  const emit = (entryLevel: LogLevel) => {
+    if (SEVERITY[entryLevel] < SEVERITY[level]) return () => {};
+    return (message: string, fields: Fields = {}) => write(format(new Date(), entryLevel, message, fields));
   };
   return { info: emit("info"), warn: emit("warn"), error: emit("error") };
+}
+
+function jsonLine(time: Date, level: LogLevel, message: string, fields: Fields): string {
+  const entry: Fields = { time: time.toISOString(), level, message };
+  for (const key in fields) entry[key] = describe(fields[key]);
+  return `${JSON.stringify(entry)}\n`;
+}
+
+const LEVEL_STYLE: Record<LogLevel, string> = { info: "\x1b[36mINFO \x1b[0m", warn: "\x1b[33mWARN \x1b[0m", error: "\x1b[31mERROR\x1b[0m" };
+const PLAIN_WORD = /^[^\s"=]+$/;
+
+const shown = (value: unknown): string =>
+  typeof value === "string"
+    ? PLAIN_WORD.test(value) ? value : JSON.stringify(value)
+    : (JSON.stringify(value, (_key, v) => (typeof v === "bigint" ? v.toString() : v)) ?? String(value));
+
+/** `12:04:05.123 INFO  request requestId=… status=200`, with an error's stack on the lines below. */
+function prettyLine(time: Date, level: LogLevel, message: string, fields: Fields): string {
+  let line = `\x1b[2m${time.toISOString().slice(11, 23)}\x1b[0m ${LEVEL_STYLE[level]} ${message}`;
+  let stacks = "";
+  for (const [key, value] of Object.entries(fields)) {
+    if (value === undefined) continue;
+    line += ` ${key}=${shown(value instanceof Error ? value.message : value)}`;
+    if (value instanceof Error && value.stack) stacks += `\n${value.stack}`;
+  }
+  return `${line}${stacks}\n`;
 }
 
 export const silentLogger: Logger = { info: () => {}, warn: () => {}, error: () => {} };

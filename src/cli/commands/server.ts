@@ -4,7 +4,7 @@ import { openDatabase } from "../../db/database.ts";
 import { migrate } from "../../db/migrate.ts";
 import { createStore } from "../../db/store/index.ts";
 import { startServer } from "../../server/app.ts";
-import { jsonLogger } from "../../server/log.ts";
+import { createLogger } from "../../server/log.ts";
 import { withStore } from "../context.ts";
 import { CliError, printResult, type Output } from "../output.ts";
 
@@ -22,7 +22,8 @@ export function registerServer(program: Command, output: () => Output): void {
     .option("--host <h>", "address to listen on (env HOST, default 127.0.0.1)")
     .action(async (opts: { port?: number; host?: string }) => {
       const config = loadConfig(process.env, { port: opts.port, host: opts.host });
-      const log = jsonLogger();
+      // JSON lines for a log collector; readable lines for a person watching a terminal.
+      const log = createLogger({ level: config.logLevel, pretty: process.stderr.isTTY === true });
       const db = openDatabase(config.databaseUrl);
       const applied = await migrate(db);
       if (applied.length > 0) log.info("applied migrations", { migrations: applied });
