@@ -8,7 +8,9 @@ const PASSWORD_MIN_LENGTH = 8;
 // argon2 takes any length, but an unbounded password is an unbounded amount of work per request.
 const PASSWORD_MAX_LENGTH = 1024;
 const EMAIL_MAX_LENGTH = 254;
-const EMAIL_PATTERN = /^[^\s@]+@[^\s@.]+(\.[^\s@.]+)+$/;
+// No control characters: an address holding one is no address, and Postgres cannot store a NUL.
+const EMAIL_PATTERN = /^[^\s@\p{Cc}]+@[^\s@.\p{Cc}]+(\.[^\s@.\p{Cc}]+)+$/u;
+const CONTROL_CHARACTER = /\p{Cc}/u;
 
 /** Sign-in attempts allowed per IP and, separately, per e-mail in a rolling window. */
 const LOGIN_ATTEMPTS = { limit: 10, windowMs: 15 * 60 * 1000 };
@@ -120,6 +122,8 @@ export async function logIn(
     throw invalid("email and password are required and must be strings");
   }
   const email = accountEmail(body.email);
+  // Sign-up refuses such an address, so no account has one; it is not even counted (Postgres cannot store a NUL).
+  if (CONTROL_CHARACTER.test(email)) throw new AppError("authentication_error", MESSAGES.invalidCredentials);
   for (const scope of [`login:ip:${ctx.ip}`, `login:email:${email}`]) {
     const decision = await store.hitRateLimit({ scope, ...LOGIN_ATTEMPTS, now: ctx.now });
     if (!decision.allowed) {

@@ -59,6 +59,8 @@ const RULES: Record<KeyField, Rule> = {
     const name = typeof value === "string" ? value.trim() : "";
     if (name === "") return { reason: "must be a non-empty string" };
     if (name.length > NAME_MAX_LENGTH) return { reason: `must be at most ${NAME_MAX_LENGTH} characters` };
+    // A label with line breaks or NULs is no label, and Postgres cannot store a NUL.
+    if (/\p{Cc}/u.test(name)) return { reason: "must not contain control characters" };
     return { value: name };
   },
   expiresAt: (value, now) => {

@@ -112,11 +112,16 @@ function* rotateKey(accountId: string, id: string, replacement: { prefix: string
   return { rotated };
 }
 
+// Key IDs are UUIDs. Any other string, from a URL path or the CLI, names no key and is not
+// sent to the database at all: Postgres refuses a parameter holding a NUL with an error.
+const KEY_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
 export const keyManagementStore = (db: Database): KeyManagementStore => ({
   listKeys: (accountId) => db.run(listKeys(accountId)),
-  findKey: (id) => db.run(findKey(id)),
+  findKey: async (id) => (KEY_ID.test(id) ? db.run(findKey(id)) : null),
   createKeyWithinLimit: (input, limit) => db.transaction(createKeyWithinLimit(db.dialect, input, limit)),
-  updateKey: (accountId, id, change) => db.transaction(updateKey(accountId, id, change)),
-  revokeKey: (accountId, id, now) => db.transaction(revokeKey(accountId, id, now)),
-  rotateKey: (accountId, id, replacement, now) => db.transaction(rotateKey(accountId, id, replacement, now)),
+  updateKey: async (accountId, id, change) => (KEY_ID.test(id) ? db.transaction(updateKey(accountId, id, change)) : null),
+  revokeKey: async (accountId, id, now) => (KEY_ID.test(id) ? db.transaction(revokeKey(accountId, id, now)) : null),
+  rotateKey: async (accountId, id, replacement, now) =>
+    KEY_ID.test(id) ? db.transaction(rotateKey(accountId, id, replacement, now)) : { refused: "not_found" },
 });
