@@ -1,6 +1,8 @@
-import { beforeAll, expect, test } from "bun:test";
+import { afterAll, beforeAll, expect, test } from "bun:test";
 import { keyPrefix } from "../../src/core/keys.ts";
+import { hello, postChat } from "../support/chat.ts";
 import { describeEachDialect } from "../support/databases.ts";
+import { providerEnv, startFakeUpstream } from "../support/fake-upstream.ts";
 import { readJson } from "../support/http.ts";
 import { signUpUser, type Browser } from "../support/session.ts";
 import { useGateway } from "../support/server.ts";
@@ -49,5 +51,38 @@ describeEachDialect("one user's keys, seen from another's session", (dialect) =>
     expect(res.status).toBe(404);
     expect(await readJson(res)).toEqual({ error: "Key not found" });
     await aliceKeyIsUntouched();
+  });
+});
+
+describeEachDialect("one user's account, usage and settings, seen from another's session", (dialect) => {
+  const fake = startFakeUpstream();
+  afterAll(() => fake.stop());
+  const gateway = useGateway(dialect, providerEnv(fake));
+  let alice: Browser;
+  let bob: Browser;
+  let aliceAccount: Record<string, unknown>;
+
+  beforeAll(async () => {
+    alice = await signUpUser(gateway().url);
+    bob = await signUpUser(gateway().url);
+    const { key } = await readJson(await alice.send("POST", "/keys/generate", {}));
+    expect((await postChat(gateway().url, key, hello())).status).toBe(200);
+    aliceAccount = await readJson(await alice.send("GET", "/account"));
+  });
+
+  test("the usage export and the dashboard's usage and spend hold only the caller's requests", async () => {
+    const csvLines = async (user: Browser) => (await (await user.send("GET", "/usage/export")).text()).trim().split("\r\n");
+    expect(await csvLines(alice)).toHaveLength(2);
+    expect(await csvLines(bob)).toHaveLength(1); // the header alone
+    expect((await readJson(await alice.send("GET", "/account/usage"))).usage).toHaveLength(1);
+    expect((await readJson(await bob.send("GET", "/account/usage"))).usage).toEqual([]);
+    expect((await readJson(await bob.send("GET", "/account/spend"))).last24Hours).toEqual({ spendUsd: "0.000000000", requests: 0 });
+  });
+
+  test("GET /account and the settings act on the caller's account only", async () => {
+    expect((await readJson(await bob.send("GET", "/account"))).email).toBe(bob.email);
+    expect((await bob.send("PATCH", "/settings/alert-threshold", { threshold: 42 })).status).toBe(200);
+    expect((await bob.send("PATCH", "/settings/spend-safety-limit", { limit: 0 })).status).toBe(200);
+    expect(await readJson(await alice.send("GET", "/account"))).toEqual(aliceAccount);
   });
 });
