@@ -128,7 +128,7 @@ describeOnPostgres("the Postgres database stops answering, as behind a network p
     proxy = await startPausingProxy({ hostname: direct.hostname, port: Number(direct.port || 5432) });
     const throughProxy = new URL(testDb.url);
     throughProxy.port = String(proxy.port);
-    gateway = await spawnServe({ DATABASE_URL: throughProxy.toString(), ...providerEnv(fake), DATABASE_TIMEOUT_MS: "500" });
+    gateway = await spawnServe({ DATABASE_URL: throughProxy.toString(), ...providerEnv(fake), DATABASE_TIMEOUT_MS: "2000" });
     books = openBooks(testDb.url);
   });
   afterAll(async () => {
@@ -168,6 +168,32 @@ describeOnPostgres("the Postgres database stops answering, as behind a network p
     expect((await postChat(url, secret, hello())).status).toBe(200);
     const audit = await expectBooksClosed(books!.store, account.id);
     expect(audit.balance).toBe(nanos(1_000_000_000n - 2n * DEFAULT_COST));
+  });
+
+  test("a client that leaves while its request waits for the database is neither forwarded nor charged", async () => {
+    const { secret, account } = await fundedKey(books!.store, "1");
+    const forwardedBefore = fake.received.length;
+    proxy!.pause();
+    const client = new AbortController();
+    const leaving = fetch(`${gateway!.url}/v1/chat/completions`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${secret}`, "content-type": "application/json" },
+      body: JSON.stringify(hello()),
+      signal: client.signal,
+    }).catch((error: Error) => error);
+    try {
+      await waitFor(() => proxy!.heldBytes() > 0, "the request to wait on the database");
+      client.abort();
+      expect(await leaving).toBeInstanceOf(Error);
+    } finally {
+      proxy!.resume();
+    }
+    await waitFor(async () => (await usageOutcomes(books!.db, account.id)).length > 0 || fake.received.length > forwardedBefore, "the request to end");
+    expect(fake.received.length).toBe(forwardedBefore);
+    const audit = await expectBooksClosed(books!.store, account.id);
+    expect(audit.balance).toBe(nanos(1_000_000_000n));
+    // It was admitted (reserved) before the gateway saw that its client had gone, then released.
+    expect((await usageOutcomes(books!.db, account.id)).map((log) => log.status)).toEqual(["error"]);
   });
 });
 

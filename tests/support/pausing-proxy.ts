@@ -7,6 +7,8 @@ export interface PausingProxy {
   port: number;
   pause(): void;
   resume(): void;
+  /** Bytes received and kept back since the last pause: proof that someone is waiting on the other side. */
+  heldBytes(): number;
   stop(): void;
 }
 
@@ -14,6 +16,10 @@ export interface PausingProxy {
 class Outbox {
   private queue: Uint8Array[] = [];
   socket: Socket<unknown> | null = null;
+
+  get queuedBytes(): number {
+    return this.queue.reduce((sum, bytes) => sum + bytes.byteLength, 0);
+  }
 
   constructor(private readonly paused: () => boolean) {}
 
@@ -94,6 +100,7 @@ export async function startPausingProxy(target: { hostname: string; port: number
         link.toTarget.flush();
       }
     },
+    heldBytes: () => [...links].reduce((sum, link) => sum + link.toClient.queuedBytes + link.toTarget.queuedBytes, 0),
     stop: () => listener.stop(true),
   };
 }

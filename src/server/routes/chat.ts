@@ -95,6 +95,9 @@ async function completeChat(request: Request, deps: ChatDeps, leases: LeaseKeepe
   const deadline = setTimeout(() => abort.abort(new DOMException("timed out", "TimeoutError")), timeoutMs);
   const onClientGone = () => abort.abort();
   request.signal.addEventListener("abort", onClientGone, { once: true });
+  // A client that left while the request waited (on the database, say) is not forwarded: its
+  // reservation is released below like any failed request's, and nothing is charged.
+  if (request.signal.aborted) onClientGone();
 
   try {
     let upstream: Response;
