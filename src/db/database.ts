@@ -14,15 +14,51 @@ export interface Database {
   close(): Promise<void>;
 }
 
+/** Told how long each query (`run`) or transaction took, in seconds, and whether it failed. */
+export type DatabaseObserver = (kind: "query" | "transaction", seconds: number, failed: boolean) => void;
+
 export interface DatabaseOptions {
   /** Postgres connections in the pool. */
   poolSize?: number;
+  observe?: DatabaseObserver;
 }
 
 export function openDatabase(url: string, options: DatabaseOptions = {}): Database {
+  const db = openDialect(url, options);
+  return options.observe ? timed(db, options.observe) : db;
+}
+
+function openDialect(url: string, options: DatabaseOptions): Database {
   if (url.startsWith("sqlite:")) return openSqlite(url.slice("sqlite:".length));
   if (url.startsWith("postgres://") || url.startsWith("postgresql://")) return openPostgres(url, options);
   throw new Error(`DATABASE_URL must start with sqlite: or postgres:// (got "${url.split(":")[0]}:")`);
+}
+
+/**
+ * Times each unit of work from the moment it is asked for until its promise settles, so the
+ * time includes waiting: for a pooled Postgres connection, for a SQLite group commit, for
+ * another process's write lock.
+ */
+function timed(db: Database, observe: DatabaseObserver): Database {
+  // Arguments are evaluated in order: the clock is read before the work starts (SQLite's
+  // queries run synchronously inside `db.run`).
+  const time = <T>(kind: "query" | "transaction", startedAt: number, work: Promise<T>): Promise<T> =>
+    work.then(
+      (value) => {
+        observe(kind, (performance.now() - startedAt) / 1000, false);
+        return value;
+      },
+      (error: unknown) => {
+        observe(kind, (performance.now() - startedAt) / 1000, true);
+        throw error;
+      },
+    );
+  return {
+    dialect: db.dialect,
+    run: (work) => time("query", performance.now(), db.run(work)),
+    transaction: (work) => time("transaction", performance.now(), db.transaction(work)),
+    close: () => db.close(),
+  };
 }
 
 function openSqlite(path: string): Database {

@@ -7,6 +7,8 @@ import { LeaseKeeper } from "./chat/billing-session.ts";
 import { dashboardRoutes } from "./dashboard/routes.ts";
 import { asAppError, plainError } from "./http.ts";
 import type { Logger } from "./log.ts";
+import { Metrics } from "./observability/metrics.ts";
+import { observabilityPlugin } from "./observability/plugin.ts";
 import { catalogCache } from "./catalog-cache.ts";
 import { chatRoutes } from "./routes/chat.ts";
 import { accountRoutes } from "./routes/account.ts";
@@ -27,12 +29,17 @@ export interface AppDeps {
   store: Store;
   log: Logger;
   now: () => number;
+  /** The serve command makes them first, to time the database too; otherwise the app makes its own. */
+  metrics?: Metrics;
 }
 
 /** The whole HTTP surface, mounted under `BASE_PATH`. `leases` holds the chat requests' open reservations. */
 export function createApp(deps: AppDeps, leases = new LeaseKeeper(deps.store, deps.log, deps.now, deps.config.reservationLeaseMs)) {
   const { config, store, log, now } = deps;
+  const metrics = deps.metrics ?? new Metrics();
+  metrics.countOpenReservationsWith(() => leases.open.size);
   return new Elysia({ prefix: config.basePath })
+    .use(observabilityPlugin({ config, log, metrics }))
     .onError(({ code, error }) => {
       if (code === "NOT_FOUND") return plainError(new AppError("not_found", "Not found"));
       if (code === "PARSE") return plainError(new AppError("invalid_request_error", "Request body is not valid JSON"));
@@ -41,7 +48,7 @@ export function createApp(deps: AppDeps, leases = new LeaseKeeper(deps.store, de
     })
     .use(chatRoutes({ ...deps, catalog: catalogCache(store, now) }, leases))
     .use(publicRoutes(store, log, now))
-    .use(estimatorRoutes(deps))
+    .use(estimatorRoutes({ ...deps, metrics }))
     .use(webhookRoutes(deps))
     .use(authRoutes(deps))
     .use(accountRoutes(deps))

@@ -5,6 +5,7 @@ import { migrate } from "../../db/migrate.ts";
 import { createStore } from "../../db/store/index.ts";
 import { startServer } from "../../server/app.ts";
 import { createLogger } from "../../server/log.ts";
+import { Metrics } from "../../server/observability/metrics.ts";
 import { withStore } from "../context.ts";
 import { CliError, printResult, type Output } from "../output.ts";
 
@@ -24,10 +25,11 @@ export function registerServer(program: Command, output: () => Output): void {
       const config = loadConfig(process.env, { port: opts.port, host: opts.host });
       // JSON lines for a log collector; readable lines for a person watching a terminal.
       const log = createLogger({ level: config.logLevel, pretty: process.stderr.isTTY === true });
-      const db = openDatabase(config.databaseUrl);
+      const metrics = new Metrics();
+      const db = openDatabase(config.databaseUrl, { observe: metrics.observeDatabase });
       const applied = await migrate(db);
       if (applied.length > 0) log.info("applied migrations", { migrations: applied });
-      const server = startServer({ config, store: createStore(db), log, now: Date.now });
+      const server = startServer({ config, store: createStore(db), log, now: Date.now, metrics });
       log.info("listening", { url: server.url, database: config.databaseUrl.split(":")[0] });
       // SIGTERM or SIGINT: stop accepting, let requests in flight finish within the grace period,
       // then close the database (after their charges and releases are written) and exit 0.

@@ -2,6 +2,7 @@ import type { Model } from "../../core/catalog.ts";
 import { requestCost, type Nanos } from "../../core/money.ts";
 import type { BillingStore } from "../../core/store.ts";
 import type { Logger } from "../log.ts";
+import type { Charge, ReservationObserver } from "../observability/request-record.ts";
 import type { Usage } from "../providers/openai-compatible.ts";
 
 /**
@@ -38,8 +39,10 @@ export class BillingSession {
       amount: Nanos;
       startedAt: number;
     },
+    private readonly observer: ReservationObserver,
   ) {
     leases.open.add(reservation.id);
+    observer.opened(reservation.model);
   }
 
   /**
@@ -47,8 +50,13 @@ export class BillingSession {
    * reservation is charged: the provider did the work and the client agreed to that ceiling.
    */
   async settle(usage: Usage | null): Promise<void> {
-    if (!this.begin()) return;
     const r = this.reservation;
+    const charge: Charge = {
+      promptTokens: usage?.prompt_tokens ?? 0,
+      completionTokens: usage?.completion_tokens ?? 0,
+      cost: usage ? requestCost(usage.prompt_tokens, usage.completion_tokens, r.model) : r.amount,
+    };
+    if (!this.begin(charge)) return;
     if (!usage) this.log.warn("provider reported no usage; charging the reservation", { model: r.model.id });
     const now = this.now();
     await this.store.settle({
@@ -57,9 +65,7 @@ export class BillingSession {
       keyId: r.keyId,
       model: r.model.id,
       requestedModel: r.requestedModel,
-      promptTokens: usage?.prompt_tokens ?? 0,
-      completionTokens: usage?.completion_tokens ?? 0,
-      cost: usage ? requestCost(usage.prompt_tokens, usage.completion_tokens, r.model) : r.amount,
+      ...charge,
       latencyMs: now - r.startedAt,
       now,
     });
@@ -67,15 +73,16 @@ export class BillingSession {
 
   /** Releases the whole reservation and records why in the usage log. */
   async release(reason: string): Promise<void> {
-    if (!this.begin()) return;
+    if (!this.begin(null)) return;
     const now = this.now();
     await this.store.release({ reservationId: this.reservation.id, reason, latencyMs: now - this.reservation.startedAt, now });
   }
 
-  private begin(): boolean {
+  private begin(charge: Charge | null): boolean {
     if (this.ended) return false;
     this.ended = true;
     this.leases.open.delete(this.reservation.id);
+    this.observer.closed(charge);
     return true;
   }
 }

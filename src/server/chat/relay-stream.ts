@@ -1,6 +1,7 @@
 import type { Model } from "../../core/catalog.ts";
 import type { AppError } from "../../core/errors.ts";
 import type { Logger } from "../log.ts";
+import type { RequestRecord } from "../observability/request-record.ts";
 import { readUsage, unreachable, UPSTREAM_BODY_LIMIT_BYTES, type Usage } from "../providers/openai-compatible.ts";
 import { sseData } from "../providers/sse.ts";
 import type { BillingSession } from "./billing-session.ts";
@@ -17,6 +18,8 @@ export interface RelayOptions {
   model: Model;
   billing: BillingSession;
   log: Logger;
+  /** Told when the provider cuts the stream short. */
+  record: Pick<RequestRecord, "providerFailed">;
 }
 
 const errorEvent = (error: AppError) =>
@@ -30,7 +33,7 @@ const errorEvent = (error: AppError) =>
  * a client that disconnects.
  */
 export function relayStream(options: RelayOptions): ReadableStream<Uint8Array> {
-  const { upstream, abort, idleTimeoutMs, model, billing, log } = options;
+  const { upstream, abort, idleTimeoutMs, model, billing, log, record } = options;
   let idle: Timer | undefined;
   let timedOut = false;
   let clientGone = false;
@@ -77,6 +80,7 @@ export function relayStream(options: RelayOptions): ReadableStream<Uint8Array> {
       } catch (error) {
         if (clientGone) return; // cancel() has released the reservation
         log.warn("provider stream failed", { model: model.id, error: (error as Error).message });
+        record.providerFailed();
         await billing.release(timedOut ? "provider stream timed out" : "provider stream failed").catch((e) =>
           log.error("releasing a reservation failed", { error: e }),
         );

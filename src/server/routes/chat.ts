@@ -14,6 +14,8 @@ import { relayStream } from "../chat/relay-stream.ts";
 import { withDeadline } from "../deadline.ts";
 import { chatError, json, methodNotAllowed } from "../http.ts";
 import type { Logger } from "../log.ts";
+import { requestRecord } from "../observability/plugin.ts";
+import type { RequestRecord } from "../observability/request-record.ts";
 import {
   readUpstreamJson, readUpstreamText, send, toCompletion, unreachable, upstreamFailure,
 } from "../providers/openai-compatible.ts";
@@ -46,11 +48,12 @@ async function guarded<T>(work: Promise<T>, log: Logger, deadlineMs?: number): P
   }
 }
 
-async function completeChat(request: Request, deps: ChatDeps, leases: LeaseKeeper): Promise<Response> {
+async function completeChat(request: Request, deps: ChatDeps, leases: LeaseKeeper, record: RequestRecord): Promise<Response> {
   const { config, store, catalog, log, now } = deps;
   const startedAt = now();
   const deadlineMs = config.databaseTimeoutMs;
   const caller = await guarded(authenticateApiKey(store, request.headers.get("authorization"), startedAt), log, deadlineMs);
+  record.identify(caller);
 
   const body = await readJsonBody(request);
   if (!body.ok) throw body.error;
@@ -60,6 +63,7 @@ async function completeChat(request: Request, deps: ChatDeps, leases: LeaseKeepe
   if (!model || !model.enabled) {
     throw new AppError("invalid_request_error", `The model \`${chat.model}\` does not exist or is not enabled`);
   }
+  record.model = model;
   const ceiling = outputCeiling(chat, model);
   const amount = requestCost(estimatePromptTokens(body.bytes, chat.messages.length), ceiling, model);
   const leaseMs = config.reservationLeaseMs;
@@ -87,7 +91,7 @@ async function completeChat(request: Request, deps: ChatDeps, leases: LeaseKeepe
     requestedModel: chat.model,
     amount,
     startedAt,
-  });
+  }, record);
   const abort = new AbortController();
   const timeoutMs = config.providerTimeoutMs;
   // Until the response starts, the timeout covers the whole exchange; a stream's timeout
@@ -110,7 +114,7 @@ async function completeChat(request: Request, deps: ChatDeps, leases: LeaseKeepe
 
     if (chat.stream) {
       clearTimeout(deadline);
-      const stream = relayStream({ upstream, abort, idleTimeoutMs: timeoutMs, model, billing, log });
+      const stream = relayStream({ upstream, abort, idleTimeoutMs: timeoutMs, model, billing, log, record });
       return new Response(stream, { headers: SSE_HEADERS });
     }
 
@@ -138,9 +142,11 @@ async function completeChat(request: Request, deps: ChatDeps, leases: LeaseKeepe
 export const chatRoutes = (deps: ChatDeps, leases: LeaseKeeper) =>
   new Elysia({ name: "chat" })
     .post("/v1/chat/completions", async ({ request }) => {
+      const record = requestRecord(request);
       try {
-        return await completeChat(request, deps, leases);
+        return await completeChat(request, deps, leases, record);
       } catch (error) {
+        if (isAppError(error) && error.kind === "provider_error") record.providerFailed();
         if (isAppError(error)) return chatError(error);
         deps.log.error("unhandled error on the chat path", { error });
         return chatError(new AppError("internal", "Internal server error"));

@@ -19,7 +19,7 @@ export const ESTIMATOR_RATE_LIMIT = { limit: 20, windowMs: 60 * 60 * 1000 };
  * model. Then the estimate: the estimator model's answer, or the deterministic one.
  */
 export const estimatorRoutes = (deps: AppDeps, askModel: AskModel = estimatorCall(deps.config.providers)) => {
-  const { config, store, log, now } = deps;
+  const { config, store, log, now, metrics } = deps;
   const sdkBaseUrl = `${config.publicUrl}${config.basePath}/v1`;
 
   // Prices come from the live catalog; the fallback registry stands in when it cannot be read
@@ -57,7 +57,10 @@ export const estimatorRoutes = (deps: AppDeps, askModel: AskModel = estimatorCal
           estimatorModelId: config.estimatorModel ?? null,
           askModel,
           startDeadline: () => AbortSignal.timeout(config.estimatorTimeoutMs),
-          onFallback: (reason, error) => log.warn(`${reason}; answering with the deterministic estimate`, { error }),
+          onFallback: (reason, error) => {
+            metrics?.estimatorFallback();
+            log.warn(`${reason}; answering with the deterministic estimate`, { error });
+          },
         });
         return json(estimatorReply(content), 200, { "cache-control": "no-store" });
       },

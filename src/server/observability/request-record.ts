@@ -1,0 +1,109 @@
+import type { Model } from "../../core/catalog.ts";
+import type { Nanos } from "../../core/money.ts";
+import type { Logger } from "../log.ts";
+import type { Metrics } from "./metrics.ts";
+
+/** What a settled reservation charged. */
+export interface Charge {
+  promptTokens: number;
+  completionTokens: number;
+  cost: Nanos;
+}
+
+/** What a chat request's reservation tells the record of its request. */
+export interface ReservationObserver {
+  /** The reservation is taken and the request is about to be forwarded to `model`'s provider. */
+  opened(model: Model): void;
+  /**
+   * The provider's answer is complete (`charge`) or has failed (null: the reservation is
+   * released). Called once, before the charge or release is written.
+   */
+  closed(charge: Charge | null): void;
+}
+
+/** The route label of a request that matched no route (a 404), so that raw paths never become labels. */
+export const UNMATCHED_ROUTE = "(unmatched)";
+
+const secondsSince = (startedAt: number) => (performance.now() - startedAt) / 1000;
+const milliseconds = (seconds: number) => Math.round(seconds * 10_000) / 10;
+
+/**
+ * The facts of one request, gathered while it is served, that become its one log line and its
+ * metrics. The line is written once both the response has been handed over and, for a chat
+ * request holding a reservation, the provider's answer has ended: a stream's line comes when
+ * the stream ends, not when its headers are sent. It never holds a key, a cookie, a password
+ * or a prompt: only IDs, the key's public prefix, the route template and numbers.
+ */
+export class RequestRecord implements ReservationObserver {
+  private readonly startedAt = performance.now();
+  private route = UNMATCHED_ROUTE;
+  private status = 0;
+  accountId: string | undefined;
+  keyPrefix: string | undefined;
+  /** The catalog model the request was resolved to; never the raw `model` a client sent. */
+  model: Model | undefined;
+  private upstream: { model: Model; startedAt: number; seconds?: number } | undefined;
+  private billing: "charged" | "released" | undefined;
+  /** The response, and the reservation while one is open. */
+  private unfinished = 1;
+
+  constructor(
+    readonly id: string,
+    private readonly method: string,
+    private readonly sinks: { metrics: Metrics; log: Logger },
+  ) {}
+
+  /** The API key (and so the account) the request is made with. */
+  identify(caller: { account: { id: string }; key: { prefix: string } }): void {
+    this.accountId = caller.account.id;
+    this.keyPrefix = caller.key.prefix;
+  }
+
+  opened(model: Model): void {
+    this.unfinished++;
+    this.upstream = { model, startedAt: performance.now() };
+  }
+
+  closed(charge: Charge | null): void {
+    const upstream = this.upstream;
+    if (upstream) {
+      upstream.seconds = secondsSince(upstream.startedAt);
+      this.sinks.metrics.upstream(upstream.model.provider, upstream.model.id, upstream.seconds);
+      if (charge) this.sinks.metrics.charged(upstream.model.id, charge.promptTokens, charge.completionTokens, charge.cost);
+    }
+    this.billing = charge ? "charged" : "released";
+    this.unfinished--;
+    if (this.unfinished === 0) this.finish();
+  }
+
+  /** The provider failed the request (answered 502, or cut its stream short). */
+  providerFailed(): void {
+    if (this.model) this.sinks.metrics.providerError(this.model.provider);
+  }
+
+  /** The response has been handed over with `status` (for a stream: its headers). */
+  responded(route: string, status: number): void {
+    this.route = route;
+    this.status = status;
+    this.unfinished--;
+    if (this.unfinished === 0) this.finish();
+  }
+
+  private finish(): void {
+    const seconds = secondsSince(this.startedAt);
+    const model = this.model?.id;
+    this.sinks.metrics.request(this.method, this.route, this.status, model ?? "", seconds);
+    this.sinks.log.info("request", {
+      requestId: this.id,
+      method: this.method,
+      route: this.route,
+      status: this.status,
+      latencyMs: milliseconds(seconds),
+      model,
+      accountId: this.accountId,
+      keyPrefix: this.keyPrefix,
+      upstreamMs: this.upstream?.seconds === undefined ? undefined : milliseconds(this.upstream.seconds),
+      billing: this.billing,
+    });
+  }
+}
