@@ -1,6 +1,7 @@
 import { Command, CommanderError } from "commander";
 import { ConfigError } from "../config.ts";
 import { registerCredits } from "./commands/credits.ts";
+import { registerDoctor } from "./commands/doctor.ts";
 import { registerKeys } from "./commands/keys.ts";
 import { registerModels } from "./commands/models.ts";
 import { registerPurchases } from "./commands/purchases.ts";
@@ -23,6 +24,7 @@ export function buildProgram(): Command {
   registerUsage(program, output);
   registerPurchases(program, output);
   registerModels(program, output);
+  registerDoctor(program, output);
   // --json is accepted after the subcommand too: `gateway models list --json`.
   for (const command of allCommands(program)) command.option("--json", "machine-readable JSON output");
   program.hook("preAction", (_root, action) => {
