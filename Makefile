@@ -8,7 +8,7 @@ run: install
 	$(BUN) src/main.ts serve
 
 test: install build
-	$(BUN) test
+	$(BUN) test --timeout 30000
 
 build: dist/gateway
 

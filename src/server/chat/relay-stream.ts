@@ -1,5 +1,5 @@
 import type { Model } from "../../core/catalog.ts";
-import type { AppError } from "../../core/errors.ts";
+import { AppError } from "../../core/errors.ts";
 import type { Logger } from "../log.ts";
 import type { RequestRecord } from "../observability/request-record.ts";
 import { readUsage, unreachable, UPSTREAM_BODY_LIMIT_BYTES, type Usage } from "../providers/openai-compatible.ts";
@@ -75,7 +75,15 @@ export function relayStream(options: RelayOptions): ReadableStream<Uint8Array> {
         finished ||= final !== null && usage !== null;
         if (!finished) throw new Error("the provider's stream ended before it finished");
         if (final) emit(event(JSON.stringify(usage ? { ...final, usage } : final)));
-        await billing.settle(usage);
+        try {
+          await billing.settle(usage);
+        } catch (error) {
+          // Not the provider's failure: the charge could not be written, so its reservation
+          // stays until the sweeper releases it, and the request is not charged.
+          log.error("charging a finished stream failed", { model: model.id, error });
+          emit(errorEvent(new AppError("unavailable", "The service is temporarily unavailable; this request will not be charged")));
+          return;
+        }
         emit(DONE);
       } catch (error) {
         if (clientGone) return; // cancel() has released the reservation
