@@ -83,7 +83,7 @@ export class Metrics {
   });
   private readonly databaseErrors = new Counter({
     name: "gateway_db_query_errors_total",
-    help: "Queries and transactions that failed (constraint violations the store expects included)",
+    help: "Queries and transactions that failed or were rolled back",
     labelNames: ["kind"],
     registers: this.registers,
   });
