@@ -1,3 +1,4 @@
+import { writeSync } from "node:fs";
 import type { LogLevel } from "../config.ts";
 
 export type Fields = Record<string, unknown>;
@@ -21,8 +22,29 @@ export interface LoggerOptions {
   write?: (line: string) => void;
 }
 
+let pendingLines = "";
+
+const flushLines = () => {
+  const lines = pendingLines;
+  pendingLines = "";
+  process.stderr.write(lines);
+};
+
+/**
+ * Writes to stderr the lines of one turn of the event loop together: under load that is one
+ * system call for many requests instead of one each (it was the largest cost of the request
+ * log). Lines still pending when the process exits are written synchronously then.
+ */
+function writeStderr(line: string): void {
+  if (pendingLines === "") setImmediate(flushLines);
+  pendingLines += line;
+}
+process.once("exit", () => {
+  if (pendingLines !== "") writeSync(2, pendingLines);
+});
+
 /** Writes each entry as one JSON object per line on stderr, or as readable text when `pretty`. */
-export function createLogger({ level = "info", pretty = false, write = (line) => process.stderr.write(line) }: LoggerOptions = {}): Logger {
+export function createLogger({ level = "info", pretty = false, write = writeStderr }: LoggerOptions = {}): Logger {
   const format = pretty ? prettyLine : jsonLine;
   const emit = (entryLevel: LogLevel) => {
     if (SEVERITY[entryLevel] < SEVERITY[level]) return () => {};

@@ -69,10 +69,20 @@ export function observabilityPlugin({ config, log, metrics }: ObservabilityDeps)
   const tokenDigest = config.metricsToken === undefined ? null : sha256(config.metricsToken);
 
   return new Elysia({ name: "observability" })
-    .onRequest(({ request, set }) => {
-      const id = requestId(request.headers.get(REQUEST_ID_HEADER));
-      set.headers[REQUEST_ID_HEADER] = id;
-      records.set(request, new RequestRecord(id, request.method, sinks));
+    .onRequest(({ request }) => {
+      records.set(request, new RequestRecord(requestId(request.headers.get(REQUEST_ID_HEADER)), request.method, sinks));
+    })
+    // The ID goes onto the Response a route returns (routes return Responses), not into
+    // `set.headers`: Elysia copies a returned Response whole to merge those, on every request.
+    .mapResponse({ as: "global" }, ({ request, response }) => {
+      const record = records.get(request);
+      if (record && response instanceof Response) response.headers.set(REQUEST_ID_HEADER, record.id);
+    })
+    // A request that matched no route (404) gets its answer from the app's onError without
+    // passing through mapResponse; Elysia merges `set.headers` into error answers.
+    .onError({ as: "global" }, ({ request, set }) => {
+      const record = records.get(request);
+      if (record) set.headers[REQUEST_ID_HEADER] = record.id;
     })
     // Elysia runs this after the response is handed over, off the request's path. The context
     // is destructured in the parameter: Elysia reads hooks' source to decide what to prepare,
