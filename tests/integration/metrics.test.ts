@@ -139,9 +139,9 @@ describeEachDialect("GET /metrics", (dialect) => {
   });
 });
 
-describeEachDialect("GET /metrics with METRICS_TOKEN", (dialect) => {
+describeEachDialect("GET /metrics with METRICS_TOKEN, under BASE_PATH", (dialect) => {
   const token = `metrics-${crypto.randomUUID()}`;
-  const gateway = useGateway(dialect, { METRICS_TOKEN: token });
+  const gateway = useGateway(dialect, { METRICS_TOKEN: token, BASE_PATH: "/api" });
 
   test.each([
     ["no Authorization header", {}],
@@ -154,9 +154,12 @@ describeEachDialect("GET /metrics with METRICS_TOKEN", (dialect) => {
     expect(await res.json()).toEqual({ error: "Unauthorized" });
   });
 
-  test("answers the metrics to the bearer of the token", async () => {
-    const metrics = await scrape(gateway().url, token);
-    expect(metrics.value("gateway_reservations_open")).toBe(0);
+  test("answers the metrics to the bearer of the token, with route labels that leave out BASE_PATH", async () => {
+    expect(gateway().url).toEndWith("/api");
+    expect((await fetch(`${gateway().url}/health`)).status).toBe(200);
+    const health = { method: "GET", route: "/health", status: "200", model: "" };
+    await waitFor(async () => ((await scrape(gateway().url, token)).value("gateway_http_requests_total", health) ?? 0) >= 1, "the health check to be counted");
+    expect((await scrape(gateway().url, token)).value("gateway_reservations_open")).toBe(0);
   });
 
   test("answers 405 to other methods", async () => {
