@@ -72,8 +72,7 @@ export class RequestRecord implements ReservationObserver {
       if (charge) this.sinks.metrics.charged(upstream.model.id, charge.promptTokens, charge.completionTokens, charge.cost);
     }
     this.billing = charge ? "charged" : "released";
-    this.unfinished--;
-    if (this.unfinished === 0) this.finish();
+    this.oneLess();
   }
 
   /** The provider failed the request (answered 502, or cut its stream short). */
@@ -85,6 +84,10 @@ export class RequestRecord implements ReservationObserver {
   responded(route: string, status: number): void {
     this.route = route;
     this.status = status;
+    this.oneLess();
+  }
+
+  private oneLess(): void {
     this.unfinished--;
     if (this.unfinished === 0) this.finish();
   }
