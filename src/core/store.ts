@@ -107,10 +107,13 @@ export interface NewKey {
   now: number;
 }
 
+/** The account behind an API key, as far as authenticating a request needs it. */
+export type KeyHolder = Pick<Account, "id" | "bannedAt" | "deletedAt">;
+
 export interface KeyStore {
   createKey(input: NewKey): Promise<ApiKey>;
-  /** The key with this hash and its account, whatever their state; null when unknown. */
-  findKeyByHash(hash: string): Promise<{ key: ApiKey; account: Account } | null>;
+  /** The key with this hash and what the chat path needs of its account, whatever their state; null when unknown. */
+  findKeyByHash(hash: string): Promise<{ key: ApiKey; account: KeyHolder } | null>;
 }
 
 export interface RateLimitHit {

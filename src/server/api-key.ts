@@ -1,10 +1,10 @@
 import { AppError } from "../core/errors.ts";
 import { hashKey, keyStatus, looksLikeKey } from "../core/keys.ts";
-import type { Account, ApiKey, KeyStore } from "../core/store.ts";
+import type { ApiKey, KeyHolder, KeyStore } from "../core/store.ts";
 
 export interface Caller {
   key: ApiKey;
-  account: Account;
+  account: KeyHolder;
 }
 
 const invalid = () => new AppError("authentication_error", "Invalid API key");

@@ -5,6 +5,7 @@ import type { Database } from "../database.ts";
 import type { Dialect } from "../migration-files.ts";
 import { big, exec, first, int, intOrNull, rows, type Work } from "../sql.ts";
 import { appendLedger } from "./accounts.ts";
+import { ALERT_STATE_COLUMNS, followLowBalanceAlert } from "./alerts.ts";
 
 // Usage-window scopes: spend per account (the safety limit), spend and requests per key.
 const accountScope = (accountId: string) => `a:${accountId}`;
@@ -33,10 +34,14 @@ function* addToWindows(entries: { scope: string; spend: Nanos; requests: number 
   );
 }
 
+/**
+ * Reserves under the account row's lock, taken first by every reservation and settlement of
+ * the account, so that nothing read here can change until the transaction ends (SQLite:
+ * BEGIN IMMEDIATE). Admission is all this writes: the key's counters and hourly windows move
+ * when the request ends, and until then its open reservation counts toward them.
+ */
 function* reserve(dialect: Dialect, input: NewReservation): Work<ReservationOutcome> {
   const { account, key, now } = input;
-  // The account row is the lock every reservation and settlement of the account takes first,
-  // so what is read below cannot change until this transaction ends. (SQLite: IMMEDIATE.)
   const locked = yield* first(
     `SELECT balance_nanos, reserved_nanos, inflight, spend_limit_nanos FROM accounts WHERE id = ?${dialect === "postgres" ? " FOR UPDATE" : ""}`,
     account.id,
@@ -44,16 +49,20 @@ function* reserve(dialect: Dialect, input: NewReservation): Work<ReservationOutc
   if (!locked) throw new Error(`reservation for unknown account ${account.id}`);
   const spendLimit = locked.spend_limit_nanos === null ? null : nanos(big(locked.spend_limit_nanos));
 
-  const needsWindows = spendLimit !== null || key.usdPerHour !== null || key.requestsPerHour !== null;
+  const needsWindows = spendLimit !== null || hasKeyLimits(key);
   const windows = needsWindows ? yield* hourWindows([accountScope(account.id), keyScope(key.id)], now) : new Map();
+  const keyHour: HourWindow = windows.get(keyScope(key.id)) ?? EMPTY_WINDOW;
   let committed = nanos(0);
-  if (key.creditLimit !== null) {
-    const spent = yield* first(
-      `SELECT k.total_spend_nanos + COALESCE((SELECT SUM(amount_nanos) FROM reservations WHERE key_id = k.id), 0) AS committed
+  let openRequests = 0;
+  if (key.creditLimit !== null || key.requestsPerHour !== null) {
+    const open = yield* first(
+      `SELECT k.total_spend_nanos AS spent, (SELECT COUNT(*) FROM reservations WHERE key_id = k.id) AS open_requests,
+         COALESCE((SELECT SUM(amount_nanos) FROM reservations WHERE key_id = k.id), 0) AS open_amount
        FROM api_keys k WHERE k.id = ?`,
       key.id,
     );
-    committed = nanos(big(spent?.committed));
+    committed = nanos(big(open?.spent) + big(open?.open_amount));
+    openRequests = int(open?.open_requests);
   }
 
   const refusal = decideReservation(
@@ -67,7 +76,7 @@ function* reserve(dialect: Dialect, input: NewReservation): Work<ReservationOutc
         usdPerHour: key.usdPerHour,
         requestsPerHour: key.requestsPerHour,
         committed,
-        hour: windows.get(keyScope(key.id)) ?? EMPTY_WINDOW,
+        hour: { ...keyHour, requests: keyHour.requests + openRequests },
       },
     },
     input.amount,
@@ -83,10 +92,32 @@ function* reserve(dialect: Dialect, input: NewReservation): Work<ReservationOutc
     reservationId, account.id, key.id, input.model, input.requestedModel, input.amount, now, now + input.leaseMs,
   );
   yield* exec("UPDATE accounts SET reserved_nanos = reserved_nanos + ?, inflight = inflight + 1 WHERE id = ?", input.amount, account.id);
-  yield* exec("UPDATE api_keys SET total_requests = total_requests + 1, last_used_at = ? WHERE id = ?", now, key.id);
-  // A request counts toward the key's hourly request limit when it is admitted.
-  yield* addToWindows([{ scope: keyScope(key.id), spend: nanos(0), requests: 1 }], now);
   return { ok: true, reservationId };
+}
+
+const hasKeyLimits = (key: NewReservation["key"]) =>
+  key.creditLimit !== null || key.usdPerHour !== null || key.requestsPerHour !== null;
+
+/**
+ * Postgres only: admits a request in one statement, and so one round trip, when nothing but
+ * the balance and the concurrency limit can refuse it. The UPDATE's condition is evaluated on
+ * the locked, latest row; the reservation row is inserted only if it matched. Returns null
+ * when the request needs the full decision (which also words the refusal).
+ */
+function* admitAtOnce(input: NewReservation): Work<string | null> {
+  if (hasKeyLimits(input.key)) return null;
+  const reservationId = Bun.randomUUIDv7();
+  const admitted = yield* first(
+    `WITH admitted AS (
+       UPDATE accounts SET reserved_nanos = reserved_nanos + ?, inflight = inflight + 1
+       WHERE id = ? AND inflight < ? AND balance_nanos - reserved_nanos >= ? AND spend_limit_nanos IS NULL
+       RETURNING id)
+     INSERT INTO reservations (id, account_id, key_id, model, requested_model, amount_nanos, created_at, lease_expires_at)
+     SELECT ?::text, id, ?::text, ?::text, ?::text, ?::bigint, ?::bigint, ?::bigint FROM admitted RETURNING id`,
+    input.amount, input.account.id, input.policy.maxConcurrentRequests, input.amount,
+    reservationId, input.key.id, input.model, input.requestedModel, input.amount, input.now, input.now + input.leaseMs,
+  );
+  return admitted ? reservationId : null;
 }
 
 interface Held {
@@ -123,14 +154,32 @@ interface UsageLog {
   now: number;
 }
 
+const INSERT_USAGE_LOG = `INSERT INTO usage_logs (id, account_id, key_id, created_at, model, requested_model, prompt_tokens,
+  completion_tokens, cost_nanos, latency_ms, status, error)`;
+
 function* writeUsageLog(log: UsageLog): Work<void> {
   yield* exec(
-    `INSERT INTO usage_logs (id, account_id, key_id, created_at, model, requested_model, prompt_tokens, completion_tokens,
-       cost_nanos, latency_ms, status, error) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    `${INSERT_USAGE_LOG} VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     Bun.randomUUIDv7(), log.held.accountId, log.held.keyId, log.now, log.held.model, log.held.requestedModel,
     log.promptTokens, log.completionTokens, log.cost, log.latencyMs, log.status, log.error,
   );
 }
+
+const COUNT_ON_KEY = "UPDATE api_keys SET total_spend_nanos = total_spend_nanos + ?, total_requests = total_requests + ?, last_used_at = ? WHERE id = ?";
+
+/** A request that ended adds its cost and itself (once: `requests` is 0 for a late charge) to its key and the hourly windows. */
+function* countEnded(held: Held, cost: Nanos, requests: number, now: number): Work<void> {
+  yield* exec(COUNT_ON_KEY, cost, requests, now, held.keyId);
+  yield* addToWindows(
+    [
+      { scope: accountScope(held.accountId), spend: cost, requests: 0 },
+      { scope: keyScope(held.keyId), spend: cost, requests },
+    ],
+    now,
+  );
+}
+
+const chargeKey = (reservationId: string) => `charge:${reservationId}`;
 
 function* settle(input: Settlement): Work<{ balance: Nanos }> {
   // A request that outlived its lease was already released by the sweeper: it is still
@@ -139,20 +188,57 @@ function* settle(input: Settlement): Work<{ balance: Nanos }> {
   const held: Held = taken ?? { ...input, amount: nanos(0) };
   // The charge is keyed by its reservation, so a settlement can never be applied twice.
   const charged = yield* appendLedger(
-    { accountId: held.accountId, amount: nanos(-input.cost), kind: "charge", idempotencyKey: `charge:${input.reservationId}`, now: input.now },
+    { accountId: held.accountId, amount: nanos(-input.cost), kind: "charge", idempotencyKey: chargeKey(input.reservationId), now: input.now },
     { reserved: held.amount, requests: taken ? 1 : 0 },
   );
   if (!charged) throw new Error(`reservation ${input.reservationId} was already charged`);
-  yield* exec("UPDATE api_keys SET total_spend_nanos = total_spend_nanos + ? WHERE id = ?", input.cost, held.keyId);
-  yield* addToWindows(
-    [
-      { scope: accountScope(held.accountId), spend: input.cost, requests: 0 },
-      { scope: keyScope(held.keyId), spend: input.cost, requests: 0 },
-    ],
-    input.now,
-  );
+  yield* countEnded(held, input.cost, taken ? 1 : 0, input.now);
   yield* writeUsageLog({ ...input, held, status: "success", error: null });
   return charged;
+}
+
+/**
+ * Postgres: `settle` in one statement, so one round trip instead of six. The statements are
+ * those of `settle` (taken, charged, the account, the key, the windows, the log), each but
+ * the first skipped when the charge is already in the ledger. The low-balance alert follows
+ * in the same transaction, from the account row it returns.
+ */
+function* settleAtOnce(input: Settlement): Work<{ balance: Nanos }> {
+  const minute = minuteOf(input.now);
+  const account = yield* first(
+    `WITH taken AS (DELETE FROM reservations WHERE id = ? RETURNING amount_nanos),
+     ended AS (SELECT COUNT(*) AS requests, COALESCE(SUM(amount_nanos), 0) AS reserved FROM taken),
+     charged AS (
+       INSERT INTO ledger_entries (id, account_id, kind, amount_nanos, idempotency_key, note, created_at)
+       VALUES (?, ?, 'charge', ?, ?, NULL, ?) ON CONFLICT (idempotency_key) DO NOTHING RETURNING account_id),
+     account AS (
+       UPDATE accounts SET balance_nanos = balance_nanos - ?, reserved_nanos = reserved_nanos - ended.reserved,
+         inflight = inflight - ended.requests
+       FROM ended WHERE id = (SELECT account_id FROM charged) RETURNING balance_nanos, ${ALERT_STATE_COLUMNS}),
+     key AS (
+       UPDATE api_keys SET total_spend_nanos = total_spend_nanos + ?, total_requests = total_requests + ended.requests, last_used_at = ?
+       FROM ended WHERE id = ? AND EXISTS (SELECT 1 FROM charged)),
+     windows AS (
+       INSERT INTO usage_windows (scope, minute, spend_nanos, requests)
+       SELECT ?::text, ?::bigint, ?::bigint, 0 FROM charged
+       UNION ALL SELECT ?::text, ?::bigint, ?::bigint, ended.requests FROM ended, charged
+       ON CONFLICT (scope, minute) DO UPDATE SET spend_nanos = usage_windows.spend_nanos + excluded.spend_nanos,
+         requests = usage_windows.requests + excluded.requests),
+     log AS (
+       ${INSERT_USAGE_LOG}
+       SELECT ?::text, ?::text, ?::text, ?::bigint, ?::text, ?::text, ?::bigint, ?::bigint, ?::bigint, ?::bigint, 'success', NULL FROM charged)
+     SELECT * FROM account`,
+    input.reservationId,
+    Bun.randomUUIDv7(), input.accountId, -input.cost, chargeKey(input.reservationId), input.now,
+    input.cost,
+    input.cost, input.now, input.keyId,
+    accountScope(input.accountId), minute, input.cost, keyScope(input.keyId), minute, input.cost,
+    Bun.randomUUIDv7(), input.accountId, input.keyId, input.now, input.model, input.requestedModel,
+    input.promptTokens, input.completionTokens, input.cost, input.latencyMs,
+  );
+  if (!account) throw new Error(`reservation ${input.reservationId} was already charged`);
+  yield* followLowBalanceAlert(input.accountId, account, nanos(-input.cost), input.now);
+  return { balance: nanos(big(account.balance_nanos)) };
 }
 
 function* release(input: Release): Work<boolean> {
@@ -162,6 +248,7 @@ function* release(input: Release): Work<boolean> {
     "UPDATE accounts SET reserved_nanos = reserved_nanos - ?, inflight = inflight - 1 WHERE id = ?",
     held.amount, held.accountId,
   );
+  yield* countEnded(held, nanos(0), 1, input.now);
   yield* writeUsageLog({
     held, promptTokens: 0, completionTokens: 0, cost: nanos(0), latencyMs: input.latencyMs, status: "error", error: input.reason, now: input.now,
   });
@@ -209,8 +296,14 @@ function* auditAccount(accountId: string): Work<AccountAudit | null> {
 }
 
 export const billingStore = (db: Database): BillingStore => ({
-  reserve: (input) => db.transaction(reserve(db.dialect, input)),
-  settle: (input) => db.transaction(settle(input)),
+  reserve: async (input) => {
+    if (db.dialect === "postgres") {
+      const reservationId = await db.run(admitAtOnce(input));
+      if (reservationId) return { ok: true, reservationId };
+    }
+    return db.transaction(reserve(db.dialect, input));
+  },
+  settle: (input) => db.transaction(db.dialect === "postgres" ? settleAtOnce(input) : settle(input)),
   release: async (input) => {
     await db.transaction(release(input));
   },

@@ -1,10 +1,10 @@
 import { keyStatus } from "../../core/keys.ts";
-import type { Account, ApiKey, KeyChange, KeyManagementStore, KeyStore, NewKey, RotateOutcome } from "../../core/store.ts";
+import type { ApiKey, KeyChange, KeyHolder, KeyManagementStore, KeyStore, NewKey, RotateOutcome } from "../../core/store.ts";
 import type { Database } from "../database.ts";
 import type { Dialect } from "../migration-files.ts";
-import { first, int, rows, type Row, type Work } from "../sql.ts";
+import { first, int, intOrNull, rows, type Work } from "../sql.ts";
 import { lockScope } from "./rate-limits.ts";
-import { KEY_COLUMNS, toAccount, toKey } from "./rows.ts";
+import { KEY_COLUMNS, toKey } from "./rows.ts";
 import { setClause } from "./set-clause.ts";
 
 function* createKey(input: NewKey): Work<ApiKey> {
@@ -19,21 +19,20 @@ function* createKey(input: NewKey): Work<ApiKey> {
   return toKey(row);
 }
 
-// One round trip on the chat path: the key and its account together. Scalar subqueries rather
-// than a join, because SQLite answers this form several times faster.
-const ACCOUNT_OF_KEY = ["email", "created_at", "balance_nanos", "reserved_nanos", "inflight", "alert_threshold_nanos",
-  "spend_limit_nanos", "banned_at", "deleted_at"]
-  .map((column) => `(SELECT ${column} FROM accounts WHERE id = k.account_id) AS a_${column}`)
-  .join(", ");
-const KEY_WITH_ACCOUNT = `SELECT ${KEY_COLUMNS}, ${ACCOUNT_OF_KEY} FROM api_keys k WHERE k.hash = ?`;
+// One round trip on the chat path: the key and what authentication needs of its account.
+// Scalar subqueries rather than a join, because SQLite answers this form several times faster.
+const KEY_WITH_HOLDER = `SELECT ${KEY_COLUMNS},
+  (SELECT banned_at FROM accounts WHERE id = k.account_id) AS banned_at,
+  (SELECT deleted_at FROM accounts WHERE id = k.account_id) AS deleted_at,
+  EXISTS (SELECT 1 FROM accounts WHERE id = k.account_id) AS holder_exists
+  FROM api_keys k WHERE k.hash = ?`;
 
-function* findKeyByHash(hash: string): Work<{ key: ApiKey; account: Account } | null> {
-  const row = yield* first(KEY_WITH_ACCOUNT, hash);
+function* findKeyByHash(hash: string): Work<{ key: ApiKey; account: KeyHolder } | null> {
+  const row = yield* first(KEY_WITH_HOLDER, hash);
   // A key whose account row is gone is as good as unknown.
-  if (!row || row.a_email === null) return null;
-  const account: Row = { id: row.account_id };
-  for (const [column, value] of Object.entries(row)) if (column.startsWith("a_")) account[column.slice(2)] = value;
-  return { key: toKey(row), account: toAccount(account) };
+  if (!row || !row.holder_exists) return null;
+  const key = toKey(row);
+  return { key, account: { id: key.accountId, bannedAt: intOrNull(row.banned_at), deletedAt: intOrNull(row.deleted_at) } };
 }
 
 export const keyStore = (db: Database): KeyStore => ({
