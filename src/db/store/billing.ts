@@ -5,7 +5,6 @@ import type { Database } from "../database.ts";
 import type { Dialect } from "../migration-files.ts";
 import { big, exec, first, int, intOrNull, rows, type Work } from "../sql.ts";
 import { appendLedger } from "./accounts.ts";
-import { ALERT_STATE_COLUMNS, followLowBalanceAlert } from "./alerts.ts";
 
 // Usage-window scopes: spend per account (the safety limit), spend and requests per key.
 const accountScope = (accountId: string) => `a:${accountId}`;
@@ -198,23 +197,38 @@ function* settle(input: Settlement): Work<{ balance: Nanos }> {
 }
 
 /**
- * Postgres: `settle` in one statement, so one round trip instead of six. The statements are
- * those of `settle` (taken, charged, the account, the key, the windows, the log), each but
- * the first skipped when the charge is already in the ledger. The low-balance alert follows
- * in the same transaction, from the account row it returns.
+ * Postgres: `settle` as one statement in its own transaction, so one round trip instead of
+ * eight. The steps are those of `settle` (taken, charged, the account, the key, the windows,
+ * the log), each after the first skipped when the charge is already in the ledger, and the
+ * low-balance alert of `alertTransition` (src/core/alerts.ts) for a debit, judged on the
+ * account row as it was before the charge: `prior` locks it, after the reservation (it joins
+ * `ended`), the order `release` takes them in.
  */
 function* settleAtOnce(input: Settlement): Work<{ balance: Nanos }> {
   const minute = minuteOf(input.now);
-  const account = yield* first(
+  const settled = yield* first(
     `WITH taken AS (DELETE FROM reservations WHERE id = ? RETURNING amount_nanos),
      ended AS (SELECT COUNT(*) AS requests, COALESCE(SUM(amount_nanos), 0) AS reserved FROM taken),
+     prior AS (
+       SELECT a.id, a.email, a.alert_threshold_nanos AS threshold, a.alert_armed = 1 AS armed,
+         a.balance_nanos AS before, a.balance_nanos - ?::bigint AS after
+       FROM accounts a, ended WHERE a.id = ? FOR UPDATE OF a),
+     move AS (
+       SELECT prior.*, armed AND before >= threshold AND after < threshold AS alerts,
+         NOT armed AND after >= threshold AS rearms
+       FROM prior),
      charged AS (
        INSERT INTO ledger_entries (id, account_id, kind, amount_nanos, idempotency_key, note, created_at)
        VALUES (?, ?, 'charge', ?, ?, NULL, ?) ON CONFLICT (idempotency_key) DO NOTHING RETURNING account_id),
      account AS (
-       UPDATE accounts SET balance_nanos = balance_nanos - ?, reserved_nanos = reserved_nanos - ended.reserved,
-         inflight = inflight - ended.requests
-       FROM ended WHERE id = (SELECT account_id FROM charged) RETURNING balance_nanos, ${ALERT_STATE_COLUMNS}),
+       UPDATE accounts a SET balance_nanos = move.after, reserved_nanos = a.reserved_nanos - ended.reserved,
+         inflight = a.inflight - ended.requests,
+         alert_armed = CASE WHEN move.alerts THEN 0 WHEN move.rearms THEN 1 ELSE a.alert_armed END
+       FROM ended, move WHERE a.id = move.id AND EXISTS (SELECT 1 FROM charged)
+       RETURNING a.balance_nanos, move.alerts, move.email, move.threshold),
+     alert AS (
+       INSERT INTO alert_outbox (id, account_id, email, balance_nanos, threshold_nanos, created_at, next_attempt_at)
+       SELECT ?::text, ?::text, email, balance_nanos, threshold, ?::bigint, ?::bigint FROM account WHERE alerts),
      key AS (
        UPDATE api_keys SET total_spend_nanos = total_spend_nanos + ?, total_requests = total_requests + ended.requests, last_used_at = ?
        FROM ended WHERE id = ? AND EXISTS (SELECT 1 FROM charged)),
@@ -227,18 +241,18 @@ function* settleAtOnce(input: Settlement): Work<{ balance: Nanos }> {
      log AS (
        ${INSERT_USAGE_LOG}
        SELECT ?::text, ?::text, ?::text, ?::bigint, ?::text, ?::text, ?::bigint, ?::bigint, ?::bigint, ?::bigint, 'success', NULL FROM charged)
-     SELECT * FROM account`,
+     SELECT balance_nanos FROM account`,
     input.reservationId,
+    input.cost, input.accountId,
     Bun.randomUUIDv7(), input.accountId, -input.cost, chargeKey(input.reservationId), input.now,
-    input.cost,
+    Bun.randomUUIDv7(), input.accountId, input.now, input.now,
     input.cost, input.now, input.keyId,
     accountScope(input.accountId), minute, input.cost, keyScope(input.keyId), minute, input.cost,
     Bun.randomUUIDv7(), input.accountId, input.keyId, input.now, input.model, input.requestedModel,
     input.promptTokens, input.completionTokens, input.cost, input.latencyMs,
   );
-  if (!account) throw new Error(`reservation ${input.reservationId} was already charged`);
-  yield* followLowBalanceAlert(input.accountId, account, nanos(-input.cost), input.now);
-  return { balance: nanos(big(account.balance_nanos)) };
+  if (!settled) throw new Error(`reservation ${input.reservationId} was already charged`);
+  return { balance: nanos(big(settled.balance_nanos)) };
 }
 
 function* release(input: Release): Work<boolean> {
@@ -303,7 +317,7 @@ export const billingStore = (db: Database): BillingStore => ({
     }
     return db.transaction(reserve(db.dialect, input));
   },
-  settle: (input) => db.transaction(db.dialect === "postgres" ? settleAtOnce(input) : settle(input)),
+  settle: (input) => (db.dialect === "postgres" ? db.run(settleAtOnce(input)) : db.transaction(settle(input))),
   release: async (input) => {
     await db.transaction(release(input));
   },
