@@ -67,10 +67,12 @@ export function relayStream(options: RelayOptions): ReadableStream<Uint8Array> {
           usage = readUsage(chunk.usage) ?? usage;
           const choices = Array.isArray(chunk.choices) ? (chunk.choices as { finish_reason?: unknown }[]) : [];
           if (choices.length === 0) continue; // the usage-only chunk
-          const shaped: Record<string, unknown> = { ...chunk, object: "chat.completion.chunk", model: model.id };
-          delete shaped.usage;
-          if (choices.some((c) => c.finish_reason != null)) final = shaped;
-          else emit(event(JSON.stringify(shaped)));
+          // Reshaped in place: the parsed chunk is this loop's own, and its keys keep their order.
+          chunk.object = "chat.completion.chunk";
+          chunk.model = model.id;
+          if ("usage" in chunk) delete chunk.usage;
+          if (choices.some((c) => c.finish_reason != null)) final = chunk;
+          else emit(event(JSON.stringify(chunk)));
         }
         finished ||= final !== null && usage !== null;
         if (!finished) throw new Error("the provider's stream ended before it finished");

@@ -1,3 +1,6 @@
+const CR = 13;
+const SPACE = 32;
+
 /**
  * Yields the `data:` payloads of a Server-Sent Events stream as they arrive. Each event's data
  * lines are joined; comments and other fields are skipped. An event (or a line) that grows past
@@ -11,20 +14,23 @@ export async function* sseData(body: ReadableStream<Uint8Array>, maxEventChars: 
   let dataChars = 0;
   for await (const chunk of body) {
     buffered += decoder.decode(chunk, { stream: true });
+    // Lines are read in place and the buffer cut once per chunk, not once per line.
+    let start = 0;
     let newline: number;
-    while ((newline = buffered.indexOf("\n")) >= 0) {
-      const line = buffered.slice(0, buffered[newline - 1] === "\r" ? newline - 1 : newline);
-      buffered = buffered.slice(newline + 1);
-      if (line === "") {
+    while ((newline = buffered.indexOf("\n", start)) >= 0) {
+      const end = newline > start && buffered.charCodeAt(newline - 1) === CR ? newline - 1 : newline;
+      if (end === start) {
         if (data.length > 0) yield data.join("\n");
         data = [];
         dataChars = 0;
-      } else if (line.startsWith("data:")) {
-        const payload = line.slice(line[5] === " " ? 6 : 5);
+      } else if (buffered.startsWith("data:", start)) {
+        const payload = buffered.slice(start + (buffered.charCodeAt(start + 5) === SPACE ? 6 : 5), end);
         data.push(payload);
         dataChars += payload.length;
       }
+      start = newline + 1;
     }
+    buffered = buffered.slice(start);
     if (dataChars + buffered.length > maxEventChars) throw new Error(`a stream event passed ${maxEventChars} characters`);
   }
   if (data.length > 0) yield data.join("\n");
