@@ -19,15 +19,20 @@ export async function startServer(cmd: string[], env: Record<string, string>, co
   });
   const url = await new Promise<string>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`${cmd.join(" ")} did not start within 15 s`)), 15_000);
+    // Once the server has said where it listens, its output (a log line per request) is only
+    // drained: parsing it would take CPU from the cores being measured.
+    let listening = false;
     const watch = async (stream: ReadableStream<Uint8Array>) => {
       let buffered = "";
       for await (const chunk of stream) {
+        if (listening) continue;
         buffered += new TextDecoder().decode(chunk);
         for (const line of buffered.split("\n")) {
           try {
             const entry = JSON.parse(line);
             const at = entry.listening ?? (entry.message === "listening" ? entry.url : undefined);
             if (at) {
+              listening = true;
               clearTimeout(timer);
               resolve(at);
             }
@@ -50,6 +55,17 @@ export async function startServer(cmd: string[], env: Record<string, string>, co
       await proc.exited;
     },
   };
+}
+
+/**
+ * Pins every process of `user` (a database server, say) to `cores`, threads included; new
+ * backends inherit the pinning from their parent. Returns false when taskset is missing.
+ */
+export function pinUser(user: string, cores: string): boolean {
+  if (!hasTaskset) return false;
+  const pids = Bun.spawnSync(["pgrep", "-u", user]).stdout.toString().split("\n").filter(Boolean);
+  for (const pid of pids) Bun.spawnSync(["taskset", "-a", "-cp", cores, pid], { stdout: "ignore", stderr: "ignore" });
+  return pids.length > 0;
 }
 
 const CLOCK_TICKS_PER_SECOND = 100;
