@@ -54,6 +54,9 @@ export const apiKeys = pgTable("api_keys", {
   index("api_keys_account_idx").on(t.accountId, t.createdAt),
 ]);
 
+// Requests in flight, one row each. No index beyond the key: the table stays small, and the
+// sweeper's scan for expired leases costs less than an index every admission, settlement and
+// lease renewal would write.
 export const reservations = pgTable("reservations", {
   id: text("id").primaryKey(),
   accountId: text("account_id").notNull(),
@@ -63,7 +66,7 @@ export const reservations = pgTable("reservations", {
   amountNanos: bigint("amount_nanos").notNull(),
   createdAt: bigint("created_at").notNull(),
   leaseExpiresAt: bigint("lease_expires_at").notNull(),
-}, (t) => [index("reservations_lease_idx").on(t.leaseExpiresAt)]);
+});
 
 export const usageLogs = pgTable("usage_logs", {
   id: text("id").primaryKey(),
