@@ -20,8 +20,8 @@ const OVER_THE_CAP = 11 * 1024 * 1024;
 describeEachDialect("chat: a provider answer past the 10 MB cap", (dialect) => {
   const gateway = useGateway(dialect, providerEnv(fake));
 
-  test("non-streaming: 502 provider_error naming the cap; nothing charged, the usage log records it", async () => {
-    fake.behave({ oversizedBytes: OVER_THE_CAP });
+  test.each(["length", "chunked", "gzip"] as const)("non-streaming, framed by %s: 502 provider_error naming the cap; nothing charged, the usage log records it", async (framing) => {
+    fake.behave({ oversizedBytes: OVER_THE_CAP, oversizedFraming: framing });
     const { secret, account } = await fundedKey(gateway().store, "2");
     const res = await postChat(gateway().url, secret, hello());
     expect(res.status).toBe(502);

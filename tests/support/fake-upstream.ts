@@ -26,6 +26,11 @@ export interface Behavior {
   holdUntil?: Promise<unknown>;
   /** Answer 200 with a completion this many bytes long or, streaming, one event that long without a line break. */
   oversizedBytes?: number;
+  /**
+   * How a non-streaming oversized answer is framed: with its Content-Length (the default), in
+   * chunks without one, or gzip-compressed (a small body that inflates past the cap).
+   */
+  oversizedFraming?: "length" | "chunked" | "gzip";
 }
 
 export interface Received {
@@ -81,7 +86,11 @@ export function startFakeUpstream(): FakeUpstream {
         if (b.holdUntil) await b.holdUntil;
         if (b.oversizedBytes) {
           const message = { role: "assistant", content: "x".repeat(b.oversizedBytes) };
-          return Response.json({ id, object: "chat.completion", created, model: body.model, choices: [{ index: 0, message, finish_reason: "stop" }] });
+          const answer = JSON.stringify({ id, object: "chat.completion", created, model: body.model, choices: [{ index: 0, message, finish_reason: "stop" }] });
+          const headers = { "content-type": "application/json" };
+          if (b.oversizedFraming === "gzip") return new Response(Bun.gzipSync(answer), { headers: { ...headers, "content-encoding": "gzip" } });
+          if (b.oversizedFraming === "chunked") return new Response(new Blob([answer]).stream(), { headers });
+          return new Response(answer, { headers });
         }
         if (b.malformed) return new Response("{not json", { headers: { "content-type": "application/json" } });
         return Response.json({

@@ -34,6 +34,13 @@ export const upstreamTooLarge = () =>
  */
 export async function readUpstreamText(response: Response): Promise<string> {
   if (!response.body) return "";
+  // A plain body of declared length is read in one piece (HTTP framing holds it to that
+  // length). A compressed one is counted as it is inflated: its length says nothing of that.
+  const declared = Number(response.headers.get("content-length") ?? Number.NaN);
+  if (!response.headers.has("content-encoding") && Number.isInteger(declared)) {
+    if (declared > UPSTREAM_BODY_LIMIT_BYTES) throw upstreamTooLarge();
+    return response.text();
+  }
   const read = await readCounting(response.body, UPSTREAM_BODY_LIMIT_BYTES);
   if (read === null) throw upstreamTooLarge();
   return read.text;
