@@ -56,6 +56,7 @@ export function relayStream(options: RelayOptions): ReadableStream<Uint8Array> {
       let final: Record<string, unknown> | null = null;
       let usage: Usage | null = null;
       let finished = false;
+      let firstSent = false;
       try {
         for await (const data of sseData(upstream.body as ReadableStream<Uint8Array>, UPSTREAM_BODY_LIMIT_BYTES)) {
           idle.refresh();
@@ -72,7 +73,15 @@ export function relayStream(options: RelayOptions): ReadableStream<Uint8Array> {
           chunk.model = model.id;
           if ("usage" in chunk) delete chunk.usage;
           if (choices.some((c) => c.finish_reason != null)) final = chunk;
-          else emit(event(JSON.stringify(chunk)));
+          else {
+            emit(event(JSON.stringify(chunk)));
+            // Bun writes what was enqueued when the event loop turns. A provider's first read
+            // often holds several events; the first one goes out before the rest are reshaped.
+            if (!firstSent) {
+              firstSent = true;
+              await new Promise((resolve) => setImmediate(resolve));
+            }
+          }
         }
         finished ||= final !== null && usage !== null;
         if (!finished) throw new Error("the provider's stream ended before it finished");
