@@ -99,7 +99,8 @@ const hasKeyLimits = (key: NewReservation["key"]) =>
 
 /**
  * Postgres only: admits a request in one statement, and so one round trip, when nothing but
- * the balance and the concurrency limit can refuse it. The UPDATE's condition is evaluated on
+ * the balance and the concurrency limit can refuse it (the key's limits as it was just looked
+ * up, the account's safety limit in the statement). The UPDATE's condition is evaluated on
  * the locked, latest row; the reservation row is inserted only if it matched. Returns null
  * when the request needs the full decision (which also words the refusal).
  */
