@@ -51,7 +51,9 @@ async function guarded<T>(work: Promise<T>, log: Logger, deadlineMs?: number): P
 async function completeChat(request: Request, deps: ChatDeps, leases: LeaseKeeper, record: RequestRecord): Promise<Response> {
   const { config, store, catalog, log, now } = deps;
   const startedAt = now();
-  const deadlineMs = config.databaseTimeoutMs;
+  // SQLite answers synchronously (a lock is waited for inside the call, up to its busy
+  // timeout), so no timer could fire before its answer: only Postgres steps get a deadline.
+  const deadlineMs = config.databaseUrl.startsWith("sqlite:") ? undefined : config.databaseTimeoutMs;
   const caller = await guarded(authenticateApiKey(store, request.headers.get("authorization"), startedAt), log, deadlineMs);
   record.identify(caller);
 
