@@ -8,7 +8,7 @@ import { dashboardRoutes } from "./dashboard/routes.ts";
 import { asAppError, plainError } from "./http.ts";
 import type { Logger } from "./log.ts";
 import { Metrics } from "./observability/metrics.ts";
-import { observabilityPlugin } from "./observability/plugin.ts";
+import { observabilityPlugin, requestIdOf } from "./observability/plugin.ts";
 import { catalogCache } from "./catalog-cache.ts";
 import { chatRoutes } from "./routes/chat.ts";
 import { accountRoutes } from "./routes/account.ts";
@@ -40,11 +40,11 @@ export function createApp(deps: AppDeps, leases = new LeaseKeeper(deps.store, de
   metrics.countOpenReservationsWith(() => leases.open.size);
   return new Elysia({ prefix: config.basePath })
     .use(observabilityPlugin({ config, log, metrics }))
-    .onError(({ code, error }) => {
+    .onError(({ code, error, request }) => {
       if (code === "NOT_FOUND") return plainError(new AppError("not_found", "Not found"));
       if (code === "PARSE") return plainError(new AppError("invalid_request_error", "Request body is not valid JSON"));
       if (code === "VALIDATION") return plainError(new AppError("invalid_request_error", "Invalid request body"));
-      return plainError(asAppError(error, log));
+      return plainError(asAppError(error, log, requestIdOf(request)));
     })
     .use(chatRoutes({ ...deps, catalog: catalogCache(store, now) }, leases))
     .use(publicRoutes(store, log, now))

@@ -10,9 +10,9 @@ const retryHeaders = (error: AppError): Record<string, string> =>
   error.retryAfterSeconds === undefined ? {} : { "retry-after": String(error.retryAfterSeconds) };
 
 /** Known failures pass through; anything else is logged and becomes a generic 500 with no detail. */
-export function asAppError(error: unknown, log: Logger): AppError {
+export function asAppError(error: unknown, log: Logger, requestId?: string): AppError {
   if (isAppError(error)) return error;
-  log.error("unhandled error", { error });
+  log.error("unhandled error", { requestId, error });
   return new AppError("internal", MESSAGES.internal);
 }
 

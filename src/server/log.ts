@@ -79,4 +79,11 @@ function prettyLine(time: Date, level: LogLevel, message: string, fields: Fields
   return `${line}${stacks}\n`;
 }
 
+/** A logger that adds `fields` to every entry it writes: a request's ID, say. */
+export const withFields = (log: Logger, fields: Fields): Logger => ({
+  info: (message, more) => log.info(message, { ...fields, ...more }),
+  warn: (message, more) => log.warn(message, { ...fields, ...more }),
+  error: (message, more) => log.error(message, { ...fields, ...more }),
+});
+
 export const silentLogger: Logger = { info: () => {}, warn: () => {}, error: () => {} };

@@ -96,6 +96,19 @@ describeEachDialect("request logs of gateway serve", (dialect) => {
     expect(await lineOf(res)).toMatchObject({ status: 502, model: "kimi-k2.5", billing: "released", accountId });
   });
 
+  test("what a request logs beside its request line carries its request ID", async () => {
+    fake.behave({ chunks: 4, breakAfter: 2 });
+    const broken = await postChat(server.url, secret, { ...hello("deepseek-v3.2", { stream: true }), messages: [{ role: "user", content: prompt("broken") }] });
+    await broken.text();
+    fake.behave({ usage: null });
+    const unreported = await postChat(server.url, secret, { ...hello("deepseek-v3.2"), messages: [{ role: "user", content: prompt("no usage") }] });
+    expect(unreported.status).toBe(200);
+    for (const [res, message] of [[broken, "provider stream failed"], [unreported, "provider reported no usage; charging the reservation"]] as const) {
+      const id = res.headers.get("x-request-id");
+      await waitFor(() => entries().some((e) => e.message === message && e.requestId === id), `"${message}" logged with request ID ${id}`);
+    }
+  });
+
   test("a wrong key is logged 401 without the key or its prefix", async () => {
     const wrong = `gw-${"Z".repeat(44)}`;
     secrets.push(wrong);

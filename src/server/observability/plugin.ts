@@ -25,6 +25,9 @@ export function requestRecord(request: Request): RequestRecord {
   return record;
 }
 
+/** The ID of a request served by an app with the observability plugin, if it has one. */
+export const requestIdOf = (request: Request): string | undefined => records.get(request)?.id;
+
 /**
  * What the after-response hook reads. `error` (set when the request threw) is not in Elysia's
  * types for this hook, nor `session`, which the session plugin resolves on signed-in requests.

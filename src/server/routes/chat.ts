@@ -13,7 +13,7 @@ import { BillingSession, LeaseKeeper } from "../chat/billing-session.ts";
 import { relayStream } from "../chat/relay-stream.ts";
 import { withDeadline } from "../deadline.ts";
 import { chatError, json, methodNotAllowed } from "../http.ts";
-import type { Logger } from "../log.ts";
+import { withFields, type Logger } from "../log.ts";
 import { requestRecord } from "../observability/plugin.ts";
 import type { RequestRecord } from "../observability/request-record.ts";
 import {
@@ -49,7 +49,9 @@ async function guarded<T>(work: Promise<T>, log: Logger, deadlineMs?: number): P
 }
 
 async function completeChat(request: Request, deps: ChatDeps, leases: LeaseKeeper, record: RequestRecord): Promise<Response> {
-  const { config, store, catalog, log, now } = deps;
+  const { config, store, catalog, now } = deps;
+  // What this request logs beside its request line carries its ID, to be found together.
+  const log = withFields(deps.log, { requestId: record.id });
   const startedAt = now();
   // SQLite answers synchronously (a lock is waited for inside the call, up to its busy
   // timeout), so no timer could fire before its answer: only Postgres steps get a deadline.
@@ -150,7 +152,7 @@ export const chatRoutes = (deps: ChatDeps, leases: LeaseKeeper) =>
       } catch (error) {
         if (isAppError(error) && error.kind === "provider_error") record.providerFailed();
         if (isAppError(error)) return chatError(error);
-        deps.log.error("unhandled error on the chat path", { error });
+        deps.log.error("unhandled error on the chat path", { requestId: record.id, error });
         return chatError(new AppError("internal", "Internal server error"));
       }
     })
