@@ -3,30 +3,24 @@
 // 1, 16 and 64. Runs are interleaved and repeated; medians are reported in a table and in
 // bench/RESULTS.md, followed by a check that the ledger is exact after the load.
 import { SQL } from "bun";
-import { mkdtempSync, writeFileSync } from "node:fs";
-import { cpus, tmpdir, totalmem } from "node:os";
-import { join } from "node:path";
+import { writeFileSync } from "node:fs";
+import { cpus, totalmem } from "node:os";
 import { openDatabase } from "../src/db/database.ts";
 import { createStore } from "../src/db/store/index.ts";
 import { formatUsd, nanos } from "../src/core/money.ts";
 import { cpuMicros, median, pinUser, rssKiB, startServer, timeToFirstByte, wrk, type LoadResult, type Server } from "./processes.ts";
+import { BINARY, chatBody, freshDatabase, PG_SERVER, prepareAccounts, type Mode } from "./setup.ts";
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 3);
 const RUNS = Number(process.env.BENCH_RUNS ?? 3);
 const CONCURRENCY = [1, 16, 64];
 const ACCOUNTS = Number(process.env.BENCH_ACCOUNTS ?? 100);
-const PG_SERVER = process.env.BENCH_POSTGRES_URL ?? "postgres://postgres@127.0.0.1:5432/test";
-const BINARY = new URL("../dist/gateway", import.meta.url).pathname;
 const RESULTS = new URL("./RESULTS.md", import.meta.url).pathname;
 // The server under test gets a core of its own; the load generator and the upstream share the other.
 const SERVER_CORE = cpus().length > 1 ? 1 : 0;
 const LOAD_CORE = 0;
 
-const BODY = JSON.stringify({ model: "gpt-4.1-nano", messages: [{ role: "user", content: "Say hello in twenty words." }], max_tokens: 32 });
-const STREAM_BODY = JSON.stringify({ ...JSON.parse(BODY), stream: true });
-type Mode = "json" | "stream";
 type Target = "direct" | "baseline" | "gateway";
-const body = (mode: Mode) => (mode === "json" ? BODY : STREAM_BODY);
 
 interface Sample extends LoadResult {
   cpuPerRequestUs: number;
@@ -43,53 +37,15 @@ async function ensureWrk(): Promise<void> {
   }
 }
 
-async function cli(args: string[], env: Record<string, string>): Promise<string> {
-  const proc = Bun.spawn([BINARY, ...args], { env: { ...process.env, ...env }, stdout: "pipe", stderr: "pipe" });
-  const [out, err, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
-  if (code !== 0) throw new Error(`gateway ${args.join(" ")} failed: ${err}`);
-  return out;
-}
-
-/** Funded accounts with one key each, made through the CLI as an operator would. */
-async function prepareAccounts(env: Record<string, string>): Promise<{ keys: string[]; emails: string[] }> {
-  await cli(["migrate"], env);
-  const emails = Array.from({ length: ACCOUNTS }, (_, i) => `bench-${i}@bench.local`);
-  const keys: string[] = [];
-  for (const email of emails) {
-    await cli(["users", "create", "--email", email, "--credits", "100000", "--json"], env);
-    keys.push(JSON.parse(await cli(["keys", "create", "--email", email, "--name", "bench", "--json"], env)).key);
-  }
-  return { keys, emails };
-}
-
 async function measure(server: Server, url: string, mode: Mode, connections: number, keysFile: string): Promise<Sample> {
   const before = cpuMicros(server.pid);
   const result = await wrk(url, connections, SECONDS, LOAD_CORE, {
     BENCH_KEYS: keysFile,
-    BENCH_BODY: body(mode),
+    BENCH_BODY: chatBody(mode),
     BENCH_PATH: new URL(url).pathname,
   });
   const cpu = cpuMicros(server.pid) - before;
   return { ...result, cpuPerRequestUs: result.requests > 0 ? cpu / result.requests : Number.NaN };
-}
-
-async function freshDatabase(dialect: "sqlite" | "postgres"): Promise<{ url: string; drop(): Promise<void> }> {
-  if (dialect === "sqlite") return { url: `sqlite:${join(mkdtempSync(join(tmpdir(), "gateway-bench-")), "bench.db")}`, drop: async () => {} };
-  const name = `gw_bench_${process.pid}`;
-  const admin = new SQL(PG_SERVER, { max: 1 });
-  await admin.unsafe(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-  await admin.unsafe(`CREATE DATABASE ${name}`);
-  await admin.close();
-  const url = new URL(PG_SERVER);
-  url.pathname = `/${name}`;
-  return {
-    url: url.toString(),
-    drop: async () => {
-      const conn = new SQL(PG_SERVER, { max: 1 });
-      await conn.unsafe(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-      await conn.close();
-    },
-  };
 }
 
 async function postgresReachable(): Promise<boolean> {
@@ -136,7 +92,7 @@ async function checkLedger(databaseUrl: string, emails: string[]): Promise<{ ok:
 async function memoryGrowth(gatewayEnv: Record<string, string>, keysFile: string): Promise<{ after10k: number; after100k: number }> {
   const gateway = await startServer([BINARY, "serve", "--port", "0"], gatewayEnv, SERVER_CORE);
   const url = `${gateway.url}/v1/chat/completions`;
-  const load = () => wrk(url, 16, 2, LOAD_CORE, { BENCH_KEYS: keysFile, BENCH_BODY: BODY, BENCH_PATH: new URL(url).pathname });
+  const load = () => wrk(url, 16, 2, LOAD_CORE, { BENCH_KEYS: keysFile, BENCH_BODY: chatBody("json"), BENCH_PATH: new URL(url).pathname });
   const loadSampling = async (): Promise<{ requests: number; rss: number }> => {
     const readings: number[] = [];
     const timer = setInterval(() => readings.push(rssKiB(gateway.pid)), 100);
@@ -181,9 +137,7 @@ async function main(): Promise<void> {
       const database = await freshDatabase(dialect);
       const env = { DATABASE_URL: database.url, OPENAI_BASE_URL: `${upstream.url}/v1`, OPENAI_API_KEY: "bench", SWEEP_INTERVAL_MS: "30000" };
       log(`[${dialect}] preparing ${ACCOUNTS} accounts through the CLI…`);
-      const { keys, emails } = await prepareAccounts(env);
-      const keysFile = join(mkdtempSync(join(tmpdir(), "gateway-bench-keys-")), "keys.txt");
-      writeFileSync(keysFile, `${keys.join("\n")}\n`);
+      const { keys, emails, keysFile } = await prepareAccounts(env, ACCOUNTS);
       // Postgres gets the load generator's core, so that the gateway's core is its own.
       if (dialect === "postgres") postgresPinned = pinUser("postgres", String(LOAD_CORE));
       const gateway = await startServer([BINARY, "serve", "--port", "0"], env, SERVER_CORE);
@@ -196,7 +150,7 @@ async function main(): Promise<void> {
       const ttfb = new Map<Target, number[]>();
       try {
         // Warm every path once so that no measured run pays for compilation or connection set-up.
-        for (const t of Object.values(targets)) await wrk(t.url, 4, 1, LOAD_CORE, { BENCH_KEYS: keysFile, BENCH_BODY: BODY, BENCH_PATH: "/v1/chat/completions" });
+        for (const t of Object.values(targets)) await wrk(t.url, 4, 1, LOAD_CORE, { BENCH_KEYS: keysFile, BENCH_BODY: chatBody("json"), BENCH_PATH: "/v1/chat/completions" });
         for (let run = 1; run <= RUNS; run++) {
           for (const mode of ["json", "stream"] as Mode[]) {
             for (const connections of CONCURRENCY) {
@@ -209,7 +163,7 @@ async function main(): Promise<void> {
             }
           }
           for (const target of ["direct", "baseline", "gateway"] as Target[]) {
-            ttfb.set(target, [...(ttfb.get(target) ?? []), await timeToFirstByte(targets[target].url, keys, STREAM_BODY, 200)]);
+            ttfb.set(target, [...(ttfb.get(target) ?? []), await timeToFirstByte(targets[target].url, keys, chatBody("stream"), 200)]);
           }
         }
       } finally {

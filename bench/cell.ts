@@ -1,0 +1,48 @@
+// One cell of the benchmark, for profiling between full `make bench` runs:
+//   bun bench/cell.ts [sqlite|postgres] [json|stream] [connections] [seconds]
+// Starts the fake upstream, the baseline proxy and the gateway (the compiled binary, or
+// `bun $GATEWAY_BUN_FLAGS src/main.ts serve` when GATEWAY_BUN_FLAGS is set, `--cpu-prof` say),
+// runs wrk against the baseline and the gateway twice each and prints req/s, p50 and CPU per
+// request (and, for streams, the median time to first byte of direct, baseline and gateway).
+// The gateway's pid is printed first, for `perf record -p` or `strace -c -p` during the load.
+import { cpuMicros, startServer, timeToFirstByte, wrk } from "./processes.ts";
+import { BINARY, chatBody, freshDatabase, prepareAccounts, type Dialect, type Mode } from "./setup.ts";
+
+const [dialect = "sqlite", mode = "json", connectionsArg = "64", secondsArg = "3"] = process.argv.slice(2) as [Dialect?, Mode?, string?, string?];
+const connections = Number(connectionsArg);
+const seconds = Number(secondsArg);
+const bunFlags = process.env.GATEWAY_BUN_FLAGS;
+const gatewayCmd =
+  bunFlags === undefined ? [BINARY] : [process.execPath, ...bunFlags.split(" ").filter(Boolean), new URL("../src/main.ts", import.meta.url).pathname];
+const body = chatBody(mode);
+
+const database = await freshDatabase(dialect, "gw_bench_cell");
+const upstream = await startServer([process.execPath, new URL("./fake-upstream.ts", import.meta.url).pathname], {}, 0);
+const baseline = await startServer([process.execPath, new URL("./baseline-proxy.ts", import.meta.url).pathname], { UPSTREAM_URL: `${upstream.url}/v1` }, 1);
+const env = { DATABASE_URL: database.url, OPENAI_BASE_URL: `${upstream.url}/v1`, OPENAI_API_KEY: "bench", SWEEP_INTERVAL_MS: "30000" };
+const { keys, keysFile } = await prepareAccounts(env, 100);
+const gateway = await startServer([...gatewayCmd, "serve", "--port", "0"], env, 1);
+console.log(`gateway pid ${gateway.pid}`);
+const wrkEnv = { BENCH_KEYS: keysFile, BENCH_BODY: body, BENCH_PATH: "/v1/chat/completions" };
+try {
+  for (const server of [baseline, gateway]) await wrk(`${server.url}/v1/chat/completions`, 4, 1, 0, wrkEnv);
+  for (let run = 0; run < 2; run++) {
+    for (const [name, server] of [["baseline", baseline], ["gateway", gateway]] as const) {
+      const before = cpuMicros(server.pid);
+      const result = await wrk(`${server.url}/v1/chat/completions`, connections, seconds, 0, wrkEnv);
+      const cpu = (cpuMicros(server.pid) - before) / result.requests;
+      console.log(`${name.padEnd(8)} ${dialect} ${mode} c=${connections}: ${result.rps.toFixed(0)} req/s, p50 ${result.p50.toFixed(3)} ms, ${cpu.toFixed(1)} µs CPU/req, ${result.failures} failed`);
+    }
+  }
+  if (mode === "stream") {
+    for (const [name, server] of [["direct", upstream], ["baseline", baseline], ["gateway", gateway]] as const) {
+      const ms = await timeToFirstByte(`${server.url}/v1/chat/completions`, keys, body, 400);
+      console.log(`${name.padEnd(8)} time to first byte: ${ms.toFixed(3)} ms`);
+    }
+  }
+} finally {
+  await gateway.stop();
+  await baseline.stop();
+  await upstream.stop();
+  await database.drop();
+}
