@@ -1,4 +1,5 @@
 import { beforeAll, describe, expect, test } from "bun:test";
+import { generateKeySecret, hashKey, keyPrefix } from "../../src/core/keys.ts";
 import { parseUsd, type Nanos } from "../../src/core/money.ts";
 import type { NewKey, Store } from "../../src/core/store.ts";
 import type { Database } from "../../src/db/database.ts";
@@ -121,6 +122,71 @@ describeEachDialect("billing in the store", (dialect) => {
       );
     }
     expect(await audit(holder)).toMatchObject({ reserved: 0n, openReservations: 0 });
+  });
+
+  // Concurrent requests share a statement on Postgres (batched admissions and settlements); each
+  // must come out as if it had been alone.
+  describe("requests at once", () => {
+    const windowTotals = async (scope: string) => {
+      const row = await db.run(
+        first("SELECT COALESCE(SUM(spend_nanos), 0) AS spend, COALESCE(SUM(requests), 0) AS requests FROM usage_windows WHERE scope = ?", scope),
+      );
+      return { spend: BigInt(row?.spend as bigint | string), requests: int(row?.requests) };
+    };
+
+    test("settlements across accounts and keys, a repeated one and a late one among them, leave every total exact", async () => {
+      const [a, b] = [await funded("1"), await funded("2")];
+      const secret = generateKeySecret();
+      const secondKey = await store.createKey({
+        accountId: a.account.id, name: "second", prefix: keyPrefix(secret), hash: hashKey(secret), origin: "cli",
+        expiresAt: null, creditLimit: null, usdPerHour: null, requestsPerHour: null, now: Date.now(),
+      });
+      const a2: FundedKey = { ...a, secret, key: secondKey };
+      const charges: [FundedKey, string][] = [
+        [a, "0.011"], [a2, "0.022"], [b, "0.033"], [a, "0.044"], [b, "0.055"], [a2, "0.066"], [b, "0.077"],
+      ];
+      const ids = await Promise.all(charges.map(([holder]) => reserved(holder)));
+      const late = await reserved(b);
+      await store.release({ reservationId: late, reason: "lease expired", latencyMs: 1, now: Date.now() });
+
+      // All asked for at once: on Postgres the first few run alone and the rest share one
+      // statement, the repeated settlement (of the last charge) and the late one among them.
+      const outcomes = await Promise.allSettled([
+        ...charges.map(([holder, cost], i) => settle(holder, ids[i] as string, cost)),
+        settle(b, ids[6] as string, "0.077"),
+        settle(b, late, "0.005"),
+      ]);
+      const refused = outcomes.filter((o) => o.status === "rejected");
+      expect(refused).toHaveLength(1);
+      expect(String((refused[0] as PromiseRejectedResult).reason)).toContain("already charged");
+
+      expect(await audit(a)).toMatchObject({ balance: usd("0.857"), ledgerSum: usd("0.857"), usageCost: usd("0.143"), reserved: 0n, openReservations: 0 });
+      expect(await audit(b)).toMatchObject({ balance: usd("1.830"), ledgerSum: usd("1.830"), usageCost: usd("0.170"), reserved: 0n, openReservations: 0 });
+      for (const holder of [a, b]) expect((await store.getAccount(holder.account.id))?.inflight).toBe(0);
+      expect(await keyTotals(a)).toMatchObject({ requests: 2, spend: usd("0.055") });
+      expect(await keyTotals(a2)).toMatchObject({ requests: 2, spend: usd("0.088") });
+      expect(await keyTotals(b)).toMatchObject({ requests: 4, spend: usd("0.170") });
+      expect(await windowTotals(`a:${a.account.id}`)).toEqual({ spend: usd("0.143"), requests: 0 });
+      expect(await windowTotals(`k:${a2.key.id}`)).toEqual({ spend: usd("0.088"), requests: 2 });
+      expect(await windowTotals(`k:${b.key.id}`)).toEqual({ spend: usd("0.170"), requests: 4 });
+      const logs = await db.run(rows("SELECT COUNT(*) AS n FROM usage_logs WHERE account_id IN (?, ?) AND status = 'success'", a.account.id, b.account.id));
+      expect(int(logs[0]?.n)).toBe(8);
+    });
+
+    test("admissions at once stop at the account's concurrency limit and at its balance, with the spec's refusals", async () => {
+      const busy = await funded("10");
+      const many = await Promise.all(Array.from({ length: 14 }, () => reserve(busy, "0.01")));
+      expect(many.filter((o) => o.ok)).toHaveLength(POLICY.maxConcurrentRequests);
+      for (const o of many.filter((o) => !o.ok)) if (!o.ok) expect(o.error.kind).toBe("rate_limit_error");
+      expect(await audit(busy)).toMatchObject({ reserved: usd("0.10"), openReservations: 10 });
+
+      const poor = await funded("0.035");
+      const few = await Promise.all(Array.from({ length: 5 }, () => reserve(poor, "0.01")));
+      expect(few.filter((o) => o.ok)).toHaveLength(3);
+      for (const o of few.filter((o) => !o.ok)) if (!o.ok) expect(o.error.message).toStartWith("Insufficient credits: available balance $0.005000");
+      expect(await audit(poor)).toMatchObject({ reserved: usd("0.03"), openReservations: 3 });
+      expect((await store.getAccount(poor.account.id))?.inflight).toBe(3);
+    });
   });
 
   describe("the low-balance alert on charges", () => {

@@ -1,6 +1,7 @@
 import { nanos, type Nanos } from "../../core/money.ts";
 import { decideReservation, minuteOf, windowStartMinute, type HourWindow } from "../../core/reservation.ts";
 import type { AccountAudit, BillingStore, NewReservation, Release, ReservationOutcome, Settlement } from "../../core/store.ts";
+import { batched } from "../batched.ts";
 import type { Database } from "../database.ts";
 import type { Dialect } from "../migration-files.ts";
 import { big, exec, first, int, intOrNull, rows, type Work } from "../sql.ts";
@@ -98,26 +99,51 @@ const hasKeyLimits = (key: NewReservation["key"]) =>
   key.creditLimit !== null || key.usdPerHour !== null || key.requestsPerHour !== null;
 
 /**
- * Postgres only: admits a request in one statement, and so one round trip, when nothing but
- * the balance and the concurrency limit can refuse it (the key's limits as it was just looked
- * up, the account's safety limit in the statement). The UPDATE's condition is evaluated on
- * the locked, latest row; the reservation row is inserted only if it matched. Returns null
- * when the request needs the full decision (which also words the refusal).
+ * Postgres only: admits the requests of a batch (see `batched`) in one statement, and so one
+ * round trip and one commit, when nothing but the balance and the concurrency limit can refuse
+ * them (the key's limits as it was just looked up, the account's safety limit in the
+ * statement). Per account it is all or nothing: the batch's requests of an account are admitted
+ * together if the locked, latest row has room and balance for all of them. Account rows are
+ * locked in id order, as every batch does, so that concurrent batches cannot deadlock. Returns
+ * the reservation ID per request, or null for one that needs the full decision (which also
+ * words a refusal).
  */
-function* admitAtOnce(input: NewReservation): Work<string | null> {
-  if (hasKeyLimits(input.key)) return null;
-  const reservationId = Bun.randomUUIDv7();
-  const admitted = yield* first(
-    `WITH admitted AS (
-       UPDATE accounts SET reserved_nanos = reserved_nanos + ?, inflight = inflight + 1
-       WHERE id = ? AND inflight < ? AND balance_nanos - reserved_nanos >= ? AND spend_limit_nanos IS NULL
-       RETURNING id)
+function* admitMany(items: NewReservation[]): Work<(string | null)[]> {
+  const ids = items.map(() => Bun.randomUUIDv7());
+  // The rows are also named by array (`id = ANY(…)`), so that Postgres reaches them through the
+  // primary key rather than scanning a table whose rows are rewritten thousands of times a second.
+  const accounts = [...new Set(items.map((r) => r.account.id))];
+  const admitted = yield* rows(
+    `WITH input AS (
+       SELECT * FROM unnest(?::text[], ?::text[], ?::text[], ?::text[], ?::text[], ?::bigint[], ?::bigint[], ?::bigint[], ?::bigint[])
+         AS i(id, account_id, key_id, model, requested_model, amount_nanos, created_at, lease_expires_at, max_inflight)),
+     per_account AS (
+       SELECT account_id, SUM(amount_nanos) AS amount, COUNT(*) AS requests, MIN(max_inflight) AS max_inflight
+       FROM input GROUP BY account_id),
+     locked AS MATERIALIZED (SELECT id FROM accounts WHERE id = ANY(?::text[]) ORDER BY id FOR UPDATE),
+     admitted AS (
+       UPDATE accounts a SET reserved_nanos = a.reserved_nanos + p.amount, inflight = a.inflight + p.requests
+       FROM per_account p WHERE a.id = ANY(?::text[]) AND a.id = p.account_id AND a.id IN (SELECT id FROM locked)
+         AND a.inflight + p.requests <= p.max_inflight AND a.balance_nanos - a.reserved_nanos >= p.amount
+         AND a.spend_limit_nanos IS NULL
+       RETURNING a.id)
      INSERT INTO reservations (id, account_id, key_id, model, requested_model, amount_nanos, created_at, lease_expires_at)
-     SELECT ?::text, id, ?::text, ?::text, ?::text, ?::bigint, ?::bigint, ?::bigint FROM admitted RETURNING id`,
-    input.amount, input.account.id, input.policy.maxConcurrentRequests, input.amount,
-    reservationId, input.key.id, input.model, input.requestedModel, input.amount, input.now, input.now + input.leaseMs,
+     SELECT id, account_id, key_id, model, requested_model, amount_nanos, created_at, lease_expires_at
+     FROM input WHERE account_id IN (SELECT id FROM admitted) RETURNING id`,
+    ids,
+    items.map((r) => r.account.id),
+    items.map((r) => r.key.id),
+    items.map((r) => r.model),
+    items.map((r) => r.requestedModel),
+    items.map((r) => r.amount),
+    items.map((r) => r.now),
+    items.map((r) => r.now + r.leaseMs),
+    items.map((r) => r.policy.maxConcurrentRequests),
+    accounts,
+    accounts,
   );
-  return admitted ? reservationId : null;
+  const taken = new Set(admitted.map((r) => r.id as string));
+  return ids.map((id) => (taken.has(id) ? id : null));
 }
 
 interface Held {
@@ -198,62 +224,116 @@ function* settle(input: Settlement): Work<{ balance: Nanos }> {
 }
 
 /**
- * Postgres: `settle` as one statement in its own transaction, so one round trip instead of
- * eight. The steps are those of `settle` (taken, charged, the account, the key, the windows,
- * the log), each after the first skipped when the charge is already in the ledger, and the
- * low-balance alert of `alertTransition` (src/core/alerts.ts) for a debit, judged on the
- * account row as it was before the charge: `prior` locks it, after the reservation (it joins
- * `ended`), the order `release` takes them in.
+ * Postgres: the settlements of a batch (see `batched`) in one statement, and so one round trip
+ * and one commit. Each does what `settle` does (taken, charged, the account, the key, the
+ * windows, the log); one whose charge is already in the ledger does nothing and gets null. The
+ * batch's charges to one account apply in order, so the low-balance alert of `alertTransition`
+ * (src/core/alerts.ts) is judged per charge on the balance before and after it, as when they
+ * are settled one by one, and each gets the balance after its own charge.
+ *
+ * Rows are locked in one order by every batch and by `release`: reservations, then accounts,
+ * then keys, then windows, each by id. Every step's CTE depends on the one before (an
+ * uncorrelated subquery runs to completion first), since Postgres otherwise runs data-modifying
+ * CTEs in no set order.
  */
-function* settleAtOnce(input: Settlement): Work<{ balance: Nanos }> {
-  const minute = minuteOf(input.now);
-  const settled = yield* first(
-    `WITH taken AS (DELETE FROM reservations WHERE id = ? RETURNING amount_nanos),
-     ended AS (SELECT COUNT(*) AS requests, COALESCE(SUM(amount_nanos), 0) AS reserved FROM taken),
-     prior AS (
-       SELECT a.id, a.email, a.alert_threshold_nanos AS threshold, a.alert_armed = 1 AS armed,
-         a.balance_nanos AS before, a.balance_nanos - ?::bigint AS after
-       FROM accounts a, ended WHERE a.id = ? FOR UPDATE OF a),
-     move AS (
-       SELECT prior.*, armed AND before >= threshold AND after < threshold AS alerts,
-         NOT armed AND after >= threshold AS rearms
-       FROM prior),
+function* settleMany(items: Settlement[]): Work<({ balance: Nanos } | null)[]> {
+  // The same reservation twice in a batch would be charged once but debited twice: the second
+  // is answered as a settlement that comes after the first.
+  const seen = new Set<string>();
+  const firsts = items.filter((item) => !seen.has(item.reservationId) && seen.add(item.reservationId));
+  // Rows are also named by array, as in `admitMany`, to be reached through their primary keys.
+  const reservations = [...seen];
+  const accounts = [...new Set(firsts.map((s) => s.accountId))];
+  const keys = [...new Set(firsts.map((s) => s.keyId))];
+  const settled = yield* rows(
+    `WITH input AS (
+       SELECT * FROM unnest(?::text[], ?::text[], ?::text[], ?::bigint[], ?::text[], ?::text[], ?::text[], ?::text[], ?::text[],
+         ?::bigint[], ?::bigint[], ?::bigint[], ?::bigint[], ?::bigint[])
+         WITH ORDINALITY AS i(reservation_id, account_id, key_id, cost, ledger_id, log_id, alert_id, model, requested_model,
+           prompt_tokens, completion_tokens, latency_ms, now, minute, ord)),
+     held AS MATERIALIZED (SELECT id FROM reservations WHERE id = ANY(?::text[]) ORDER BY id FOR UPDATE),
+     taken AS (
+       DELETE FROM reservations WHERE id = ANY(?::text[]) AND id IN (SELECT id FROM held) RETURNING id, amount_nanos),
      charged AS (
        INSERT INTO ledger_entries (id, account_id, kind, amount_nanos, idempotency_key, note, created_at)
-       VALUES (?, ?, 'charge', ?, ?, NULL, ?) ON CONFLICT (idempotency_key) DO NOTHING RETURNING account_id),
+       SELECT ledger_id, account_id, 'charge', -cost, 'charge:' || reservation_id, NULL, now FROM input
+       ON CONFLICT (idempotency_key) DO NOTHING RETURNING idempotency_key),
+     done AS MATERIALIZED (
+       SELECT i.*, COALESCE(t.amount_nanos, 0) AS reserved, CASE WHEN t.id IS NULL THEN 0 ELSE 1 END AS requests,
+         SUM(i.cost) OVER (PARTITION BY i.account_id ORDER BY i.ord) AS spent_through,
+         ROW_NUMBER() OVER (PARTITION BY i.account_id ORDER BY i.ord) AS nth
+       FROM input i JOIN charged c ON c.idempotency_key = 'charge:' || i.reservation_id
+       LEFT JOIN taken t ON t.id = i.reservation_id),
+     per_account AS (
+       SELECT account_id, SUM(cost) AS cost, SUM(reserved) AS reserved, SUM(requests) AS requests FROM done GROUP BY account_id),
+     prior AS MATERIALIZED (
+       SELECT id, email, alert_threshold_nanos AS threshold, alert_armed = 1 AS armed, balance_nanos AS before
+       FROM accounts WHERE id = ANY(?::text[]) AND id IN (SELECT account_id FROM per_account) ORDER BY id FOR UPDATE),
+     steps AS (
+       SELECT d.reservation_id, d.account_id, d.alert_id, d.now, d.nth, pr.email, pr.threshold, pr.armed,
+         pr.before - d.spent_through + d.cost AS before, pr.before - d.spent_through AS after
+       FROM done d JOIN prior pr ON pr.id = d.account_id),
+     crossing AS (
+       SELECT DISTINCT ON (account_id) account_id, alert_id, email, after AS balance, threshold, now FROM steps
+       WHERE before >= threshold AND after < threshold AND (armed OR nth > 1) ORDER BY account_id, nth),
      account AS (
-       UPDATE accounts a SET balance_nanos = move.after, reserved_nanos = a.reserved_nanos - ended.reserved,
-         inflight = a.inflight - ended.requests,
-         alert_armed = CASE WHEN move.alerts THEN 0 WHEN move.rearms THEN 1 ELSE a.alert_armed END
-       FROM ended, move WHERE a.id = move.id AND EXISTS (SELECT 1 FROM charged)
-       RETURNING a.balance_nanos, move.alerts, move.email, move.threshold),
+       UPDATE accounts a SET balance_nanos = a.balance_nanos - p.cost, reserved_nanos = a.reserved_nanos - p.reserved,
+         inflight = a.inflight - p.requests,
+         alert_armed = CASE WHEN pr.threshold IS NULL THEN a.alert_armed
+           WHEN EXISTS (SELECT 1 FROM crossing c WHERE c.account_id = a.id) THEN 0
+           WHEN pr.armed OR pr.before - p.cost >= pr.threshold THEN 1 ELSE 0 END
+       FROM per_account p JOIN prior pr ON pr.id = p.account_id WHERE a.id = ANY(?::text[]) AND a.id = p.account_id RETURNING a.id),
      alert AS (
        INSERT INTO alert_outbox (id, account_id, email, balance_nanos, threshold_nanos, created_at, next_attempt_at)
-       SELECT ?::text, ?::text, email, balance_nanos, threshold, ?::bigint, ?::bigint FROM account WHERE alerts),
+       SELECT alert_id, account_id, email, balance, threshold, now, now FROM crossing),
+     keys_held AS MATERIALIZED (
+       SELECT id FROM api_keys WHERE id = ANY(?::text[]) AND id IN (SELECT key_id FROM done) AND (SELECT COUNT(*) FROM prior) > 0
+       ORDER BY id FOR UPDATE),
      key AS (
-       UPDATE api_keys SET total_spend_nanos = total_spend_nanos + ?, total_requests = total_requests + ended.requests, last_used_at = ?
-       FROM ended WHERE id = ? AND EXISTS (SELECT 1 FROM charged)),
+       UPDATE api_keys k SET total_spend_nanos = k.total_spend_nanos + s.cost, total_requests = k.total_requests + s.requests,
+         last_used_at = s.now
+       FROM (SELECT key_id, SUM(cost) AS cost, SUM(requests) AS requests, MAX(now) AS now FROM done GROUP BY key_id) s
+       WHERE k.id = ANY(?::text[]) AND k.id = s.key_id AND k.id IN (SELECT id FROM keys_held) RETURNING k.id),
      windows AS (
        INSERT INTO usage_windows (scope, minute, spend_nanos, requests)
-       SELECT ?::text, ?::bigint, ?::bigint, 0 FROM charged
-       UNION ALL SELECT ?::text, ?::bigint, ?::bigint, ended.requests FROM ended, charged
+       SELECT scope, minute, SUM(spend), SUM(requests) FROM (
+         SELECT 'a:' || account_id AS scope, minute, cost AS spend, 0 AS requests FROM done
+         UNION ALL SELECT 'k:' || key_id, minute, cost, requests FROM done) w
+       WHERE (SELECT COUNT(*) FROM key) >= 0
+       GROUP BY scope, minute ORDER BY scope, minute
        ON CONFLICT (scope, minute) DO UPDATE SET spend_nanos = usage_windows.spend_nanos + excluded.spend_nanos,
          requests = usage_windows.requests + excluded.requests),
      log AS (
        ${INSERT_USAGE_LOG}
-       SELECT ?::text, ?::text, ?::text, ?::bigint, ?::text, ?::text, ?::bigint, ?::bigint, ?::bigint, ?::bigint, 'success', NULL FROM charged)
-     SELECT balance_nanos FROM account`,
-    input.reservationId,
-    input.cost, input.accountId,
-    Bun.randomUUIDv7(), input.accountId, -input.cost, chargeKey(input.reservationId), input.now,
-    Bun.randomUUIDv7(), input.accountId, input.now, input.now,
-    input.cost, input.now, input.keyId,
-    accountScope(input.accountId), minute, input.cost, keyScope(input.keyId), minute, input.cost,
-    Bun.randomUUIDv7(), input.accountId, input.keyId, input.now, input.model, input.requestedModel,
-    input.promptTokens, input.completionTokens, input.cost, input.latencyMs,
+       SELECT log_id, account_id, key_id, now, model, requested_model, prompt_tokens, completion_tokens, cost, latency_ms, 'success', NULL
+       FROM done)
+     SELECT reservation_id, after FROM steps WHERE (SELECT COUNT(*) FROM account) > 0`,
+    firsts.map((s) => s.reservationId),
+    firsts.map((s) => s.accountId),
+    firsts.map((s) => s.keyId),
+    firsts.map((s) => s.cost),
+    firsts.map(() => Bun.randomUUIDv7()),
+    firsts.map(() => Bun.randomUUIDv7()),
+    firsts.map(() => Bun.randomUUIDv7()),
+    firsts.map((s) => s.model),
+    firsts.map((s) => s.requestedModel),
+    firsts.map((s) => s.promptTokens),
+    firsts.map((s) => s.completionTokens),
+    firsts.map((s) => s.latencyMs),
+    firsts.map((s) => s.now),
+    firsts.map((s) => minuteOf(s.now)),
+    reservations,
+    reservations,
+    accounts,
+    accounts,
+    keys,
+    keys,
   );
-  if (!settled) throw new Error(`reservation ${input.reservationId} was already charged`);
-  return { balance: nanos(big(settled.balance_nanos)) };
+  const balances = new Map(settled.map((r) => [r.reservation_id as string, nanos(big(r.after))]));
+  return items.map((item) => {
+    const balance = firsts.includes(item) ? balances.get(item.reservationId) : undefined;
+    return balance === undefined ? null : { balance };
+  });
 }
 
 function* release(input: Release): Work<boolean> {
@@ -310,26 +390,46 @@ function* auditAccount(accountId: string): Work<AccountAudit | null> {
   };
 }
 
-export const billingStore = (db: Database): BillingStore => ({
-  reserve: async (input) => {
-    if (db.dialect === "postgres") {
-      const reservationId = await db.run(admitAtOnce(input));
-      if (reservationId) return { ok: true, reservationId };
-    }
-    return db.transaction(reserve(db.dialect, input));
-  },
-  settle: (input) => (db.dialect === "postgres" ? db.run(settleAtOnce(input)) : db.transaction(settle(input))),
-  release: async (input) => {
-    await db.transaction(release(input));
-  },
-  renewLeases: async (ids, leaseExpiresAt) => {
-    for (let i = 0; i < ids.length; i += RENEW_BATCH) {
-      const batch = ids.slice(i, i + RENEW_BATCH);
-      await db.run(
-        exec(`UPDATE reservations SET lease_expires_at = ? WHERE id IN (${batch.map(() => "?").join(", ")})`, leaseExpiresAt, ...batch),
-      );
-    }
-  },
-  sweepExpiredReservations: (now) => sweep(db, now),
-  auditAccount: (accountId) => db.run(auditAccount(accountId)),
-});
+// At most 200 requests share a Postgres admission or settlement statement, and at most four of
+// each kind run at once, leaving the pool's other connections to key lookups and the rest.
+const BATCHES = { max: 200, inFlight: 4 };
+
+export function billingStore(db: Database): BillingStore {
+  // Postgres: concurrent requests' admissions, and their settlements, share statements and commits.
+  const batches =
+    db.dialect === "postgres"
+      ? {
+          admit: batched((items: NewReservation[]) => db.run(admitMany(items)), BATCHES),
+          settle: batched((items: Settlement[]) => db.run(settleMany(items)), BATCHES),
+        }
+      : null;
+  return {
+    reserve: async (input) => {
+      if (batches && !hasKeyLimits(input.key)) {
+        const reservationId = await batches.admit(input);
+        if (reservationId) return { ok: true, reservationId };
+      }
+      return db.transaction(reserve(db.dialect, input));
+    },
+    settle: async (input) => {
+      if (!batches) return db.transaction(settle(input));
+      const settled = await batches.settle(input);
+      if (!settled) throw new Error(`reservation ${input.reservationId} was already charged`);
+      return settled;
+    },
+    release: async (input) => {
+      await db.transaction(release(input));
+    },
+    renewLeases: async (ids, leaseExpiresAt) => {
+      for (let i = 0; i < ids.length; i += RENEW_BATCH) {
+        const batch = ids.slice(i, i + RENEW_BATCH);
+        const list = batch.map(() => "?").join(", ");
+        // Postgres: locked in id order, as settlement batches lock them, so that they cannot deadlock.
+        const locked = db.dialect === "postgres" ? `SELECT id FROM reservations WHERE id IN (${list}) ORDER BY id FOR UPDATE` : list;
+        await db.run(exec(`UPDATE reservations SET lease_expires_at = ? WHERE id IN (${locked})`, leaseExpiresAt, ...batch));
+      }
+    },
+    sweepExpiredReservations: (now) => sweep(db, now),
+    auditAccount: (accountId) => db.run(auditAccount(accountId)),
+  };
+}
