@@ -9,7 +9,7 @@ export interface Drainable {
   stopAccepting(): Promise<unknown>;
   /** Closes the connections still open, cancelling their streams and aborting their requests. */
   cutOff(): Promise<unknown>;
-  /** Reservations this process holds and has not yet settled or begun to release. */
+  /** Reservations this process holds whose settlement or release has not been written yet. */
   openReservations(): number;
 }
 
@@ -36,7 +36,8 @@ export async function drain(server: Drainable, graceOver: Promise<unknown> | und
     log.warn("shutdown grace period over; cutting off requests in flight", { openReservations: server.openReservations() });
     await server.cutOff();
   }
-  // A cut-off request issues its release a few event-loop turns later (abort → catch → release).
+  // A cut-off request issues its release a few event-loop turns later (abort → catch → release),
+  // and a settlement may still be waiting for its turn in a Postgres batch.
   const deadline = Date.now() + RELEASE_WAIT_MS;
   while (server.openReservations() > 0 && Date.now() < deadline) await Bun.sleep(RELEASE_POLL_MS);
   const leftOpen = server.openReservations();

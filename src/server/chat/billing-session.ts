@@ -10,6 +10,10 @@ import type { Usage } from "../providers/openai-compatible.ts";
  * of them, so that the sweeper only collects reservations whose process has died.
  */
 export class LeaseKeeper {
+  /**
+   * Reservations held by this process's requests, until their settlement or release has been
+   * written (or has failed): graceful shutdown waits for it to empty before the database closes.
+   */
   readonly open = new Set<string>();
 
   constructor(store: BillingStore, log: Logger, now: () => number, leaseMs: number) {
@@ -59,30 +63,42 @@ export class BillingSession {
     if (!this.begin(charge)) return;
     if (!usage) this.log.warn("provider reported no usage; charging the reservation", { model: r.model.id });
     const now = this.now();
-    await this.store.settle({
-      reservationId: r.id,
-      accountId: r.accountId,
-      keyId: r.keyId,
-      model: r.model.id,
-      requestedModel: r.requestedModel,
-      ...charge,
-      latencyMs: now - r.startedAt,
-      now,
-    });
+    await this.store
+      .settle({
+        reservationId: r.id,
+        accountId: r.accountId,
+        keyId: r.keyId,
+        model: r.model.id,
+        requestedModel: r.requestedModel,
+        ...charge,
+        latencyMs: now - r.startedAt,
+        now,
+      })
+      .finally(() => this.written());
   }
 
   /** Releases the whole reservation and records why in the usage log. */
   async release(reason: string): Promise<void> {
     if (!this.begin(null)) return;
     const now = this.now();
-    await this.store.release({ reservationId: this.reservation.id, reason, latencyMs: now - this.reservation.startedAt, now });
+    await this.store
+      .release({ reservationId: this.reservation.id, reason, latencyMs: now - this.reservation.startedAt, now })
+      .finally(() => this.written());
   }
 
   private begin(charge: Charge | null): boolean {
     if (this.ended) return false;
     this.ended = true;
-    this.leases.open.delete(this.reservation.id);
     this.observer.closed(charge);
     return true;
+  }
+
+  /**
+   * The reservation leaves the open set only once its end is written (or has failed): a
+   * settlement can wait its turn in a Postgres batch, and shutdown must not close the database
+   * under it. A failed one is left to the sweeper, its lease no longer renewed.
+   */
+  private written(): void {
+    this.leases.open.delete(this.reservation.id);
   }
 }
