@@ -17,7 +17,7 @@ function body(text: string, cuts: number[] = []): ReadableStream<Uint8Array> {
 
 async function collect(stream: ReadableStream<Uint8Array>, limit = 1_000_000): Promise<string[]> {
   const out: string[] = [];
-  for await (const data of sseData(stream, limit)) out.push(data);
+  for await (const read of sseData(stream, limit)) out.push(...read);
   return out;
 }
 
@@ -41,6 +41,12 @@ describe("sseData", () => {
     const length = encoder.encode(STREAM).length;
     for (let cut = 1; cut < length; cut++) expect(await collect(body(STREAM, [cut]))).toEqual(EXPECTED);
     expect(await collect(body(STREAM, Array.from({ length: length - 1 }, (_, i) => i + 1)))).toEqual(EXPECTED);
+  });
+
+  test("yields per read of the body the events that read completed, so that what arrived together goes on together", async () => {
+    const reads: string[][] = [];
+    for await (const read of sseData(body("data: a\n\ndata: b\n\ndata: c\n\n", [18]), 100)) reads.push(read);
+    expect(reads).toEqual([["a", "b"], ["c"]]);
   });
 
   test("yields a last event that the body ends without a blank line after", async () => {

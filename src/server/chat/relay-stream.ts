@@ -7,7 +7,8 @@ import { sseData } from "../providers/sse.ts";
 import type { BillingSession } from "./billing-session.ts";
 
 const encoder = new TextEncoder();
-const event = (payload: string) => encoder.encode(`data: ${payload}\n\n`);
+const eventText = (payload: string) => `data: ${payload}\n\n`;
+const event = (payload: string) => encoder.encode(eventText(payload));
 const DONE = event("[DONE]");
 
 export interface RelayOptions {
@@ -58,30 +59,35 @@ export function relayStream(options: RelayOptions): ReadableStream<Uint8Array> {
       let finished = false;
       let firstSent = false;
       try {
-        for await (const data of sseData(upstream.body as ReadableStream<Uint8Array>, UPSTREAM_BODY_LIMIT_BYTES)) {
+        for await (const read of sseData(upstream.body as ReadableStream<Uint8Array>, UPSTREAM_BODY_LIMIT_BYTES)) {
           idle.refresh();
-          if (data === "[DONE]") {
-            finished = true;
-            break;
-          }
-          const chunk = JSON.parse(data) as Record<string, unknown>;
-          usage = readUsage(chunk.usage) ?? usage;
-          const choices = Array.isArray(chunk.choices) ? (chunk.choices as { finish_reason?: unknown }[]) : [];
-          if (choices.length === 0) continue; // the usage-only chunk
-          // Reshaped in place: the parsed chunk is this loop's own, and its keys keep their order.
-          chunk.object = "chat.completion.chunk";
-          chunk.model = model.id;
-          if ("usage" in chunk) delete chunk.usage;
-          if (choices.some((c) => c.finish_reason != null)) final = chunk;
-          else {
-            emit(event(JSON.stringify(chunk)));
-            // Bun writes what was enqueued when the event loop turns. A provider's first read
-            // often holds several events; the first one goes out before the rest are reshaped.
-            if (!firstSent) {
+          // The events of one read go to the client in one piece.
+          let relayed = "";
+          for (const data of read) {
+            if (data === "[DONE]") {
+              finished = true;
+              break;
+            }
+            const chunk = JSON.parse(data) as Record<string, unknown>;
+            usage = readUsage(chunk.usage) ?? usage;
+            const choices = Array.isArray(chunk.choices) ? (chunk.choices as { finish_reason?: unknown }[]) : [];
+            if (choices.length === 0) continue; // the usage-only chunk
+            // Reshaped in place: the parsed chunk is this loop's own, and its keys keep their order.
+            chunk.object = "chat.completion.chunk";
+            chunk.model = model.id;
+            if ("usage" in chunk) delete chunk.usage;
+            if (choices.some((c) => c.finish_reason != null)) final = chunk;
+            else if (firstSent) relayed += eventText(JSON.stringify(chunk));
+            else {
+              // Bun writes what was enqueued when the event loop turns. A provider's first read
+              // often holds several events; the first one goes out before the rest are reshaped.
               firstSent = true;
+              emit(event(JSON.stringify(chunk)));
               await new Promise((resolve) => setImmediate(resolve));
             }
           }
+          if (relayed) emit(encoder.encode(relayed));
+          if (finished) break;
         }
         finished ||= final !== null && usage !== null;
         if (!finished) throw new Error("the provider's stream ended before it finished");
