@@ -173,6 +173,26 @@ describeEachDialect("billing in the store", (dialect) => {
       expect(int(logs[0]?.n)).toBe(8);
     });
 
+    test("a settlement that cannot be written fails alone: the others asked for with it are charged", async () => {
+      const holder = await funded("1");
+      const ids = await Promise.all(Array.from({ length: 8 }, () => reserved(holder)));
+      const outcomes = await Promise.allSettled(
+        ids.map((id, i) =>
+          i === 6
+            ? store.settle({
+                reservationId: id, accountId: holder.account.id, keyId: holder.key.id, model: "gpt-4.1-nano",
+                requestedModel: "gpt-4.1-nano", promptTokens: 1, completionTokens: 1, cost: (2n ** 63n) as Nanos, latencyMs: 1, now: Date.now(),
+              })
+            : settle(holder, id, "0.001"),
+        ),
+      );
+      expect(outcomes.map((o) => o.status)).toEqual([...Array(6).fill("fulfilled"), "rejected", "fulfilled"]);
+      expect(await audit(holder)).toMatchObject({
+        balance: usd("0.993"), ledgerSum: usd("0.993"), usageCost: usd("0.007"), reserved: usd("0.01"), openReservations: 1,
+      });
+      expect(await keyTotals(holder)).toMatchObject({ requests: 7, spend: usd("0.007") });
+    });
+
     test("admissions at once stop at the account's concurrency limit and at its balance, with the spec's refusals", async () => {
       const busy = await funded("10");
       const many = await Promise.all(Array.from({ length: 14 }, () => reserve(busy, "0.01")));

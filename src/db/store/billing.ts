@@ -120,7 +120,7 @@ function* admitMany(items: NewReservation[]): Work<(string | null)[]> {
      per_account AS (
        SELECT account_id, SUM(amount_nanos) AS amount, COUNT(*) AS requests, MIN(max_inflight) AS max_inflight
        FROM input GROUP BY account_id),
-     locked AS MATERIALIZED (SELECT id FROM accounts WHERE id = ANY(?::text[]) ORDER BY id FOR UPDATE),
+     locked AS MATERIALIZED (SELECT id FROM accounts WHERE id = ANY(?::text[]) ORDER BY id FOR UPDATE SKIP LOCKED),
      admitted AS (
        UPDATE accounts a SET reserved_nanos = a.reserved_nanos + p.amount, inflight = a.inflight + p.requests
        FROM per_account p WHERE a.id = ANY(?::text[]) AND a.id = p.account_id AND a.id IN (SELECT id FROM locked)
@@ -207,6 +207,13 @@ function* countEnded(held: Held, cost: Nanos, requests: number, now: number): Wo
 
 const chargeKey = (reservationId: string) => `charge:${reservationId}`;
 
+/** A settlement whose charge is already in the ledger: it changed nothing. */
+export class AlreadyCharged extends Error {
+  constructor(reservationId: string) {
+    super(`reservation ${reservationId} was already charged`);
+  }
+}
+
 function* settle(input: Settlement): Work<{ balance: Nanos }> {
   // A request that outlived its lease was already released by the sweeper: it is still
   // charged, but there is nothing left to release.
@@ -217,7 +224,7 @@ function* settle(input: Settlement): Work<{ balance: Nanos }> {
     { accountId: held.accountId, amount: nanos(-input.cost), kind: "charge", idempotencyKey: chargeKey(input.reservationId), now: input.now },
     { reserved: held.amount, requests: taken ? 1 : 0 },
   );
-  if (!charged) throw new Error(`reservation ${input.reservationId} was already charged`);
+  if (!charged) throw new AlreadyCharged(input.reservationId);
   yield* countEnded(held, input.cost, taken ? 1 : 0, input.now);
   yield* writeUsageLog({ ...input, held, status: "success", error: null });
   return charged;
@@ -231,10 +238,11 @@ function* settle(input: Settlement): Work<{ balance: Nanos }> {
  * (src/core/alerts.ts) is judged per charge on the balance before and after it, as when they
  * are settled one by one, and each gets the balance after its own charge.
  *
- * Rows are locked in one order by every batch and by `release`: reservations, then accounts,
- * then keys, then windows, each by id. Every step's CTE depends on the one before (an
- * uncorrelated subquery runs to completion first), since Postgres otherwise runs data-modifying
- * CTEs in no set order.
+ * Rows are locked in one order by every batch and by `release`: reservations, then the charges'
+ * idempotency keys, accounts, keys and windows, each by id. Each of these steps waits for the
+ * one before (an uncorrelated subquery runs to completion first, and a join reads its CTE),
+ * since Postgres otherwise runs data-modifying CTEs in no set order; the alert and the usage
+ * logs, new rows only, are written at the end.
  */
 function* settleMany(items: Settlement[]): Work<({ balance: Nanos } | null)[]> {
   // The same reservation twice in a batch would be charged once but debited twice: the second
@@ -257,6 +265,7 @@ function* settleMany(items: Settlement[]): Work<({ balance: Nanos } | null)[]> {
      charged AS (
        INSERT INTO ledger_entries (id, account_id, kind, amount_nanos, idempotency_key, note, created_at)
        SELECT ledger_id, account_id, 'charge', -cost, 'charge:' || reservation_id, NULL, now FROM input
+       WHERE (SELECT COUNT(*) FROM taken) >= 0 ORDER BY reservation_id
        ON CONFLICT (idempotency_key) DO NOTHING RETURNING idempotency_key),
      done AS MATERIALIZED (
        SELECT i.*, COALESCE(t.amount_nanos, 0) AS reserved, CASE WHEN t.id IS NULL THEN 0 ELSE 1 END AS requests,
@@ -394,13 +403,33 @@ function* auditAccount(accountId: string): Work<AccountAudit | null> {
 // each kind run at once, leaving the pool's other connections to key lookups and the rest.
 const BATCHES = { max: 200, inFlight: 4 };
 
+/**
+ * A batch of Postgres settlements. If its statement fails (one settlement's value out of range,
+ * a lost connection, …), each is tried again on its own, so that only one that fails by itself
+ * fails. The statement may have committed before the error reached us: a charge found in the
+ * ledger then counts as done.
+ */
+async function settleBatch(db: Database, items: Settlement[]): Promise<(({ balance: Nanos } | null) | Promise<{ balance: Nanos } | null>)[]> {
+  try {
+    return await db.run(settleMany(items));
+  } catch {
+    return items.map((item) =>
+      db.transaction(settle(item)).catch(async (error: unknown) => {
+        if (!(error instanceof AlreadyCharged)) throw error;
+        const account = await db.run(first("SELECT balance_nanos FROM accounts WHERE id = ?", item.accountId));
+        return { balance: nanos(big(account?.balance_nanos)) };
+      }),
+    );
+  }
+}
+
 export function billingStore(db: Database): BillingStore {
   // Postgres: concurrent requests' admissions, and their settlements, share statements and commits.
   const batches =
     db.dialect === "postgres"
       ? {
           admit: batched((items: NewReservation[]) => db.run(admitMany(items)), BATCHES),
-          settle: batched((items: Settlement[]) => db.run(settleMany(items)), BATCHES),
+          settle: batched((items: Settlement[]) => settleBatch(db, items), BATCHES),
         }
       : null;
   return {
@@ -414,7 +443,7 @@ export function billingStore(db: Database): BillingStore {
     settle: async (input) => {
       if (!batches) return db.transaction(settle(input));
       const settled = await batches.settle(input);
-      if (!settled) throw new Error(`reservation ${input.reservationId} was already charged`);
+      if (!settled) throw new AlreadyCharged(input.reservationId);
       return settled;
     },
     release: async (input) => {
