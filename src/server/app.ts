@@ -84,7 +84,7 @@ export function startServer(deps: AppDeps): RunningServer {
       stopSweeper();
       await stopAlertSender();
       await drain(
-        { stopAccepting: () => app.stop(false), cutOff: () => server.stop(true), openReservations: () => leases.open.size },
+        { stopAccepting: () => app.stop(false), cutOff: () => server.stop(true), openReservations: () => leases.unfinished() },
         graceOver,
         deps.log,
       );

@@ -15,6 +15,7 @@ export class LeaseKeeper {
    * written (or has failed): graceful shutdown waits for it to empty before the database closes.
    */
   readonly open = new Set<string>();
+  private admitting = 0;
 
   constructor(store: BillingStore, log: Logger, now: () => number, leaseMs: number) {
     const timer = setInterval(() => {
@@ -22,6 +23,21 @@ export class LeaseKeeper {
       store.renewLeases([...this.open], now() + leaseMs).catch((error) => log.warn("lease renewal failed", { error }));
     }, leaseMs / 3);
     timer.unref();
+  }
+
+  /** Counts `work` (an admission, or what follows one) among what shutdown waits for, until it settles. */
+  track<T>(work: Promise<T>): Promise<T> {
+    this.admitting++;
+    const done = () => {
+      this.admitting--;
+    };
+    work.then(done, done);
+    return work;
+  }
+
+  /** What graceful shutdown waits for before the database closes: open reservations and admissions under way. */
+  unfinished(): number {
+    return this.open.size + this.admitting;
   }
 }
 

@@ -28,14 +28,14 @@ export interface ChatDeps {
   now: () => number;
 }
 
+const ADMITTED_TOO_LATE = "The reservation was taken after the request had stopped waiting for the database";
 const SSE_HEADERS = { "content-type": "text/event-stream", "cache-control": "no-cache", connection: "keep-alive" };
 
 /**
  * Database steps on the chat path. A failure is a 503: the client may retry, nothing was
  * charged. Steps before anything is forwarded also get a deadline, so that a database cut off
- * by the network is a 503 too rather than a request that hangs; a reservation that commits
- * after its deadline has no request renewing its lease, and the sweeper releases it. The
- * settlement gets none: answering before its outcome is known could charge a client who was
+ * by the network is a 503 too rather than a request that hangs (a reservation that commits
+ * after its deadline is released when it does, below). The settlement gets none: answering before its outcome is known could charge a client who was
  * told that the request failed.
  */
 async function guarded<T>(work: Promise<T>, log: Logger, deadlineMs?: number): Promise<T> {
@@ -71,7 +71,7 @@ async function completeChat(request: Request, deps: ChatDeps, leases: LeaseKeepe
   const ceiling = outputCeiling(chat, model);
   const amount = requestCost(estimatePromptTokens(body.bytes, chat.messages.length), ceiling, model);
   const leaseMs = config.reservationLeaseMs;
-  const reserved = await guarded(
+  const reserving = leases.track(
     store.reserve({
       account: caller.account,
       key: caller.key,
@@ -82,9 +82,18 @@ async function completeChat(request: Request, deps: ChatDeps, leases: LeaseKeepe
       leaseMs,
       now: startedAt,
     }),
-    log,
-    deadlineMs,
   );
+  const reserved = await guarded(reserving, log, deadlineMs).catch((error: unknown) => {
+    // The request stopped waiting (its deadline passed): a reservation taken after that is
+    // released at once, not held until its lease runs out.
+    const releaseLate = reserving.then(
+      (late) =>
+        late.ok ? store.release({ reservationId: late.reservationId, reason: ADMITTED_TOO_LATE, latencyMs: now() - startedAt, now: now() }) : undefined,
+      () => undefined, // the admission itself failed (logged by `guarded`): nothing was taken
+    );
+    leases.track(releaseLate).catch((e) => log.warn("releasing a reservation taken too late failed", { error: e }));
+    throw error;
+  });
   if (!reserved.ok) throw reserved.error;
 
   const billing = new BillingSession(store, leases, now, log, {
