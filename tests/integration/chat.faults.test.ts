@@ -99,6 +99,17 @@ describeEachDialect("chat: upstream failures release the reservation", (dialect)
     await expectReleased(gateway().store, account.id, 2_000_000_000n);
   });
 
+  test("an event that is not JSON ends the stream with an error chunk after the chunks that came with it; nothing is charged", async () => {
+    fake.behave({ chunks: 3, malformed: true, content: "one two three" });
+    const { secret, account } = await fundedKey(gateway().store, "2");
+    const res = await postChat(gateway().url, secret, hello("gpt-4.1-nano", { stream: true }));
+    expect(res.status).toBe(200);
+    const events = (await res.text()).split("\n\n").filter(Boolean).map((e) => JSON.parse(e.slice("data: ".length)));
+    expect(events.at(-1)).toEqual(chatErrorShape(502, "provider_error"));
+    expect(events.slice(0, -1).map((e) => e.choices[0].delta.content).join("")).toBe("one two three");
+    await expectReleased(gateway().store, account.id, 2_000_000_000n);
+  });
+
   test("a stream that stalls past the timeout ends with a timeout error chunk; the SDK raises it", async () => {
     fake.behave({ chunks: 4, stallAfter: 1 });
     const { secret, account } = await fundedKey(gateway().store, "2");

@@ -17,7 +17,7 @@ export interface Behavior {
   stallAfter?: number;
   /** Stream: after this many content chunks, break the connection. */
   breakAfter?: number;
-  /** Answer 200 with a body that is not JSON. */
+  /** Answer 200 with a body that is not JSON; streaming, the content chunks and then an event that is not JSON, all in one write. */
   malformed?: boolean;
   /**
    * Hold each request until this settles: before answering (non-streaming) or after the first
@@ -124,6 +124,12 @@ export function startFakeUpstream(): FakeUpstream {
             if (b.oversizedBytes) {
               c.enqueue(encoder.encode(`data: ${"x".repeat(b.oversizedBytes)}`));
               await new Promise((resolve) => request.signal.addEventListener("abort", resolve));
+              return;
+            }
+            if (b.malformed) {
+              const events = [...parts.map((text) => chunk({ content: text }, null)), "{not json"];
+              c.enqueue(encoder.encode(events.map((e) => `data: ${typeof e === "string" ? e : JSON.stringify(e)}\n\n`).join("")));
+              c.close();
               return;
             }
             for (const [i, text] of parts.entries()) {

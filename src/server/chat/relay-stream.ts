@@ -61,32 +61,35 @@ export function relayStream(options: RelayOptions): ReadableStream<Uint8Array> {
       try {
         for await (const read of sseData(upstream.body as ReadableStream<Uint8Array>, UPSTREAM_BODY_LIMIT_BYTES)) {
           idle.refresh();
-          // The events of one read go to the client in one piece.
+          // The events of one read go to the client in one piece (those before a bad one too).
           let relayed = "";
-          for (const data of read) {
-            if (data === "[DONE]") {
-              finished = true;
-              break;
+          try {
+            for (const data of read) {
+              if (data === "[DONE]") {
+                finished = true;
+                break;
+              }
+              const chunk = JSON.parse(data) as Record<string, unknown>;
+              usage = readUsage(chunk.usage) ?? usage;
+              const choices = Array.isArray(chunk.choices) ? (chunk.choices as { finish_reason?: unknown }[]) : [];
+              if (choices.length === 0) continue; // the usage-only chunk
+              // Reshaped in place: the parsed chunk is this loop's own, and its keys keep their order.
+              chunk.object = "chat.completion.chunk";
+              chunk.model = model.id;
+              if ("usage" in chunk) delete chunk.usage;
+              if (choices.some((c) => c.finish_reason != null)) final = chunk;
+              else if (firstSent) relayed += eventText(JSON.stringify(chunk));
+              else {
+                // Bun writes what was enqueued when the event loop turns. A provider's first read
+                // often holds several events; the first one goes out before the rest are reshaped.
+                firstSent = true;
+                emit(event(JSON.stringify(chunk)));
+                await new Promise((resolve) => setImmediate(resolve));
+              }
             }
-            const chunk = JSON.parse(data) as Record<string, unknown>;
-            usage = readUsage(chunk.usage) ?? usage;
-            const choices = Array.isArray(chunk.choices) ? (chunk.choices as { finish_reason?: unknown }[]) : [];
-            if (choices.length === 0) continue; // the usage-only chunk
-            // Reshaped in place: the parsed chunk is this loop's own, and its keys keep their order.
-            chunk.object = "chat.completion.chunk";
-            chunk.model = model.id;
-            if ("usage" in chunk) delete chunk.usage;
-            if (choices.some((c) => c.finish_reason != null)) final = chunk;
-            else if (firstSent) relayed += eventText(JSON.stringify(chunk));
-            else {
-              // Bun writes what was enqueued when the event loop turns. A provider's first read
-              // often holds several events; the first one goes out before the rest are reshaped.
-              firstSent = true;
-              emit(event(JSON.stringify(chunk)));
-              await new Promise((resolve) => setImmediate(resolve));
-            }
+          } finally {
+            if (relayed) emit(encoder.encode(relayed));
           }
-          if (relayed) emit(encoder.encode(relayed));
           if (finished) break;
         }
         finished ||= final !== null && usage !== null;
