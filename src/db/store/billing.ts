@@ -230,6 +230,9 @@ function* settle(input: Settlement): Work<{ balance: Nanos }> {
   return charged;
 }
 
+/** A settlement's outcome in a batch: the balance after its charge, or null when it was already charged. */
+type Settled = { balance: Nanos } | null;
+
 /**
  * Postgres: the settlements of a batch (see `batched`) in one statement, and so one round trip
  * and one commit. Each does what `settle` does (taken, charged, the account, the key, the
@@ -244,7 +247,7 @@ function* settle(input: Settlement): Work<{ balance: Nanos }> {
  * since Postgres otherwise runs data-modifying CTEs in no set order; the alert and the usage
  * logs, new rows only, are written at the end.
  */
-function* settleMany(items: Settlement[]): Work<({ balance: Nanos } | null)[]> {
+function* settleMany(items: Settlement[]): Work<Settled[]> {
   // The same reservation twice in a batch would be charged once but debited twice: the second
   // is answered as a settlement that comes after the first.
   const seen = new Set<string>();
@@ -409,7 +412,7 @@ const BATCHES = { max: 200, inFlight: 4 };
  * fails. The statement may have committed before the error reached us: a charge found in the
  * ledger then counts as done.
  */
-async function settleBatch(db: Database, items: Settlement[]): Promise<(({ balance: Nanos } | null) | Promise<{ balance: Nanos } | null>)[]> {
+async function settleBatch(db: Database, items: Settlement[]): Promise<(Settled | Promise<Settled>)[]> {
   try {
     return await db.run(settleMany(items));
   } catch {

@@ -35,8 +35,8 @@ const SSE_HEADERS = { "content-type": "text/event-stream", "cache-control": "no-
  * Database steps on the chat path. A failure is a 503: the client may retry, nothing was
  * charged. Steps before anything is forwarded also get a deadline, so that a database cut off
  * by the network is a 503 too rather than a request that hangs (a reservation that commits
- * after its deadline is released when it does, below). The settlement gets none: answering before its outcome is known could charge a client who was
- * told that the request failed.
+ * after its deadline is released when it does, below). The settlement gets none: answering
+ * before its outcome is known could charge a client who was told that the request failed.
  */
 async function guarded<T>(work: Promise<T>, log: Logger, deadlineMs?: number): Promise<T> {
   try {
@@ -84,8 +84,8 @@ async function completeChat(request: Request, deps: ChatDeps, leases: LeaseKeepe
     }),
   );
   const reserved = await guarded(reserving, log, deadlineMs).catch((error: unknown) => {
-    // The request stopped waiting (its deadline passed): a reservation taken after that is
-    // released at once, not held until its lease runs out.
+    // The request ends here (its deadline passed, or the database failed): a reservation that
+    // is taken all the same is released at once, not held until its lease runs out.
     const releaseLate = reserving.then(
       (late) =>
         late.ok ? store.release({ reservationId: late.reservationId, reason: ADMITTED_TOO_LATE, latencyMs: now() - startedAt, now: now() }) : undefined,
