@@ -24,8 +24,9 @@ node_modules/.installed: package.json package-lock.json
 	npm ci --no-audit --no-fund
 	@touch $@
 
-# After changing src/db/schema/*.ts: generate SQL for both dialects and embed it in the binary.
+# After changing src/db/schema/sqlite.ts: derive pg.ts, generate SQL for both dialects and embed it in the binary.
 migrations: install
+	$(BUN) scripts/schema-pg.ts
 	node_modules/.bin/drizzle-kit generate --config drizzle.sqlite.config.ts
 	node_modules/.bin/drizzle-kit generate --config drizzle.pg.config.ts
 	$(BUN) scripts/embed-migrations.ts

@@ -1,5 +1,6 @@
-// The data model for Postgres. src/db/schema/sqlite.ts declares the same tables and columns for
-// SQLite; keep the two in step. Money is integer nano-USD, times are epoch milliseconds,
+// GENERATED from src/db/schema/sqlite.ts by scripts/schema-pg.ts (`make migrations`); do not edit.
+// The data model, written once: src/db/schema/pg.ts is generated from this file for Postgres
+// (scripts/schema-pg.ts, run by `make migrations`). Money is integer nano-USD, times are epoch milliseconds,
 // flags are 0/1 integers, so that one set of SQL statements serves both dialects.
 import { bigint as int8, index, pgTable, primaryKey, text, uniqueIndex } from "drizzle-orm/pg-core";
 

@@ -1,5 +1,5 @@
-// The data model for SQLite. src/db/schema/pg.ts declares the same tables and columns for
-// Postgres; keep the two in step. Money is integer nano-USD, times are epoch milliseconds,
+// The data model, written once: src/db/schema/pg.ts is generated from this file for Postgres
+// (scripts/schema-pg.ts, run by `make migrations`). Money is integer nano-USD, times are epoch milliseconds,
 // flags are 0/1 integers, so that one set of SQL statements serves both dialects.
 import { index, integer, primaryKey, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
 
