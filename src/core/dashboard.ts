@@ -1,6 +1,6 @@
 import { AppError } from "./errors.ts";
 import { formatUsd, ZERO, type Nanos } from "./money.ts";
-import type { UsageExportRow } from "./store.ts";
+import type { UsageExportRow } from "./usage-export.ts";
 
 // The dashboard's own reads: the usage table, and spend over time for the overview.
 

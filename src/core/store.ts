@@ -6,6 +6,7 @@ import type { DashboardStore } from "./dashboard.ts";
 import type { AppError } from "./errors.ts";
 import type { Nanos } from "./money.ts";
 import type { ReservationPolicy } from "./reservation.ts";
+import type { UsageExportStore } from "./usage-export.ts";
 
 // The ports through which core and the adapters reach storage. src/db implements them for
 // SQLite and Postgres; every method is one atomic step.
@@ -223,29 +224,6 @@ export interface KeyManagementStore {
   revokeKey(accountId: string, id: string, now: number): Promise<ApiKey | null>;
   /** Revokes the key and creates its replacement (same name, expiry and limits) in one transaction. */
   rotateKey(accountId: string, id: string, replacement: { prefix: string; hash: string }, now: number): Promise<RotateOutcome>;
-}
-
-export interface UsageExportRow {
-  id: string;
-  createdAt: number;
-  model: string;
-  requestedModel: string;
-  promptTokens: number;
-  completionTokens: number;
-  cost: Nanos;
-  latencyMs: number;
-  status: string;
-}
-
-/** Where a page of usage logs ends; the next page starts after it. */
-export interface UsageCursor {
-  createdAt: number;
-  id: string;
-}
-
-export interface UsageExportStore {
-  /** Up to `limit` of the account's usage logs, newest first, after `after` (from the newest when null). */
-  usageLogPage(accountId: string, after: UsageCursor | null, limit: number): Promise<UsageExportRow[]>;
 }
 
 export interface NewReservation {

@@ -1,6 +1,28 @@
 import { csvRecord } from "./csv.ts";
-import { formatUsd } from "./money.ts";
-import type { UsageExportRow, UsageExportStore } from "./store.ts";
+import { formatUsd, type Nanos } from "./money.ts";
+
+export interface UsageExportRow {
+  id: string;
+  createdAt: number;
+  model: string;
+  requestedModel: string;
+  promptTokens: number;
+  completionTokens: number;
+  cost: Nanos;
+  latencyMs: number;
+  status: string;
+}
+
+/** Where a page of usage logs ends; the next page starts after it. */
+export interface UsageCursor {
+  createdAt: number;
+  id: string;
+}
+
+export interface UsageExportStore {
+  /** Up to `limit` of the account's usage logs, newest first, after `after` (from the newest when null). */
+  usageLogPage(accountId: string, after: UsageCursor | null, limit: number): Promise<UsageExportRow[]>;
+}
 
 /** The spec's "latest 1,000 usage logs". */
 const USAGE_EXPORT_LIMIT = 1_000;

@@ -1,10 +1,9 @@
 import { Elysia } from "elysia";
-import type { Config } from "../config.ts";
 import { AppError } from "../core/errors.ts";
-import type { Store } from "../core/store.ts";
 import { startAlertSender } from "./alerts/sender.ts";
-import { LeaseKeeper } from "./chat/billing-session.ts";
+import { LeaseKeeper } from "./chat/lease-keeper.ts";
 import { dashboardRoutes } from "./dashboard/routes.ts";
+import type { AppDeps } from "./deps.ts";
 import { asAppError, plainError } from "./http.ts";
 import type { Logger } from "./log.ts";
 import { Metrics } from "./observability/metrics.ts";
@@ -24,20 +23,11 @@ import { webhookRoutes } from "./routes/webhooks.ts";
 import { drain } from "./shutdown.ts";
 import { startSweeper } from "./sweeper.ts";
 
-export interface AppDeps {
-  config: Config;
-  store: Store;
-  log: Logger;
-  now: () => number;
-  /** The serve command makes them first, to time the database too; otherwise the app makes its own. */
-  metrics?: Metrics;
-}
-
 /** The whole HTTP surface, mounted under `BASE_PATH`. `leases` holds the chat requests' open reservations. */
 export function createApp(deps: AppDeps, leases = new LeaseKeeper(deps.store, deps.log, deps.now, deps.config.reservationLeaseMs)) {
   const { config, store, log, now } = deps;
   const metrics = deps.metrics ?? new Metrics();
-  metrics.countOpenReservationsWith(() => leases.open.size);
+  metrics.countOpenReservationsWith(() => leases.size);
   return new Elysia({ prefix: config.basePath })
     .use(observabilityPlugin({ config, log, metrics }))
     .onError(({ code, error, request }) => {

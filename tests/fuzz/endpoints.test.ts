@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, expect, setDefaultTimeout, test } from "bun:test";
 import fc from "fast-check";
 import { FALLBACK_CATALOG } from "../../src/core/catalog.ts";
-import { FORWARDED_FIELDS, parseChatRequest } from "../../src/core/chat-request.ts";
+import { FORWARDED_FIELDS, parseChatRequest } from "../../src/core/chat/request.ts";
 import { MESSAGES } from "../../src/core/errors.ts";
 import { BODY_LIMIT_BYTES } from "../../src/server/body.ts";
 import { fundedKey } from "../support/accounts.ts";

@@ -3,7 +3,7 @@
 import { afterAll, afterEach, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { FALLBACK_CATALOG } from "../../src/core/catalog.ts";
 import { nanos, parseUsd, requestCost, type Nanos } from "../../src/core/money.ts";
-import { estimatePromptTokens } from "../../src/core/tokens.ts";
+import { estimatePromptTokens } from "../../src/core/chat/price.ts";
 import { fundedKey } from "../support/accounts.ts";
 import { runGateway } from "../support/binary.ts";
 import { expectBooksClosed } from "../support/books.ts";

@@ -1,6 +1,6 @@
 import { expect, test } from "bun:test";
 import { nanos } from "../../src/core/money.ts";
-import type { UsageCursor, UsageExportRow, UsageExportStore } from "../../src/core/store.ts";
+import type { UsageCursor, UsageExportRow, UsageExportStore } from "../../src/core/usage-export.ts";
 import { usageCsv, usageCsvFilename, usageCsvRecord } from "../../src/core/usage-export.ts";
 
 const HEADER = "date,model,requested_model,prompt_tokens,completion_tokens,cost_usd,latency_ms,status\r\n";

@@ -1,5 +1,5 @@
 import { nanos } from "../../core/money.ts";
-import type { UsageCursor, UsageExportRow, UsageExportStore } from "../../core/store.ts";
+import type { UsageCursor, UsageExportRow, UsageExportStore } from "../../core/usage-export.ts";
 import type { Database } from "../database.ts";
 import { big, int, rows, type Row, type Work } from "../sql.ts";
 

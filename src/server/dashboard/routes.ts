@@ -2,7 +2,7 @@ import { Elysia } from "elysia";
 import { hashSessionToken } from "../../core/auth-session.ts";
 import { formatUsd } from "../../core/money.ts";
 import { CREDIT_PACKS, PACK_IDS } from "../../core/packs.ts";
-import type { AppDeps } from "../app.ts";
+import type { AppDeps } from "../deps.ts";
 import { sessionToken } from "../session.ts";
 import { clientScript, styleSheet } from "./assets.ts" with { type: "macro" };
 import { PAGE_NAMES, PAGES, RETURN_PARAM, type PageName } from "./page-table.ts";

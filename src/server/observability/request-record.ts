@@ -1,25 +1,8 @@
 import type { Model } from "../../core/catalog.ts";
-import type { Nanos } from "../../core/money.ts";
+import type { ChatObserver } from "../../core/chat/pipeline.ts";
+import type { Charge } from "../../core/chat/ports.ts";
 import type { Logger } from "../log.ts";
 import type { Metrics } from "./metrics.ts";
-
-/** What a settled reservation charged. */
-export interface Charge {
-  promptTokens: number;
-  completionTokens: number;
-  cost: Nanos;
-}
-
-/** What a chat request's reservation tells the record of its request. */
-export interface ReservationObserver {
-  /** The reservation is taken and the request is about to be forwarded to `model`'s provider. */
-  opened(model: Model): void;
-  /**
-   * The provider's answer is complete (`charge`) or has failed (null: the reservation is
-   * released). Called once, before the charge or release is written.
-   */
-  closed(charge: Charge | null): void;
-}
 
 /** The route label of a request that matched no route (a 404), so that raw paths never become labels. */
 export const UNMATCHED_ROUTE = "(unmatched)";
@@ -34,7 +17,7 @@ const milliseconds = (seconds: number) => Math.round(seconds * 10_000) / 10;
  * the stream ends, not when its headers are sent. It never holds a key, a cookie, a password
  * or a prompt: only IDs, the key's public prefix, the route template and numbers.
  */
-export class RequestRecord implements ReservationObserver {
+export class RequestRecord implements ChatObserver {
   private readonly startedAt = performance.now();
   private route = UNMATCHED_ROUTE;
   private status = 0;
@@ -57,6 +40,10 @@ export class RequestRecord implements ReservationObserver {
   identify(caller: { account: { id: string }; key: { prefix: string } }): void {
     this.accountId = caller.account.id;
     this.keyPrefix = caller.key.prefix;
+  }
+
+  resolved(model: Model): void {
+    this.model = model;
   }
 
   opened(model: Model): void {

@@ -3,7 +3,7 @@
 import type { ProviderConfig } from "../../config.ts";
 import type { Provider } from "../../core/catalog.ts";
 import type { AskModel } from "../../core/estimator.ts";
-import { quirksOf } from "../../core/quirks.ts";
+import { quirksOf } from "../../core/chat/families.ts";
 import { readUpstreamJson, send } from "./openai-compatible.ts";
 
 /** The answer's text in an OpenAI-style completion body, or null when it has none. */

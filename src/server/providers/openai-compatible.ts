@@ -1,15 +1,13 @@
-// The one adapter for all five providers: they all speak the OpenAI chat format, and what
-// differs per family is data (src/core/quirks.ts). Mapping functions are pure; `send` does HTTP.
-import type { Model } from "../../core/catalog.ts";
-import { AppError } from "../../core/errors.ts";
+// The one adapter for all five providers, the chat path's `ChatProvider`: they all speak the
+// OpenAI chat format, and what differs per family is data (src/core/chat/families.ts) and pure
+// mapping (src/core/chat/). This file does the HTTP: send, time out, read within bounds.
+import type { Provider } from "../../core/catalog.ts";
+import { unreachable, upstreamFailure } from "../../core/chat/failures.ts";
+import type { ChatProvider, ProviderCall } from "../../core/chat/provider.ts";
+import { AppError, isAppError } from "../../core/errors.ts";
 import type { ProviderConfig } from "../../config.ts";
 import { readCounting } from "../body.ts";
-
-export interface Usage {
-  prompt_tokens: number;
-  completion_tokens: number;
-  total_tokens: number;
-}
+import { sseData } from "./sse.ts";
 
 /** POSTs a chat completion to the provider's OpenAI-compatible API. Network failures throw. */
 export function send(provider: ProviderConfig, body: Record<string, unknown>, signal: AbortSignal): Promise<Response> {
@@ -25,7 +23,7 @@ export function send(provider: ProviderConfig, body: Record<string, unknown>, si
  */
 export const UPSTREAM_BODY_LIMIT_BYTES = 10 * 1024 * 1024;
 
-export const upstreamTooLarge = () =>
+const upstreamTooLarge = () =>
   new AppError("provider_error", `Upstream provider response exceeds ${UPSTREAM_BODY_LIMIT_BYTES / (1024 * 1024)} MB`);
 
 /**
@@ -56,68 +54,95 @@ export async function readUpstreamJson(response: Response): Promise<unknown> {
   }
 }
 
-const isCount = (value: unknown): value is number => Number.isSafeInteger(value) && (value as number) >= 0;
-
-/** The provider-reported usage, or null when it is missing or malformed. */
-export function readUsage(value: unknown): Usage | null {
-  if (typeof value !== "object" || value === null) return null;
-  const { prompt_tokens, completion_tokens } = value as Record<string, unknown>;
-  if (!isCount(prompt_tokens) || !isCount(completion_tokens)) return null;
-  return { prompt_tokens, completion_tokens, total_tokens: prompt_tokens + completion_tokens };
-}
-
-const PROVIDER_MESSAGE_LIMIT = 500;
-
-/** The provider's own error message, if its body has one, shortened; never headers or keys. */
-function providerMessage(body: string): string | null {
-  try {
-    const message = (JSON.parse(body) as { error?: { message?: unknown } }).error?.message;
-    return typeof message === "string" && message.length > 0 ? message.slice(0, PROVIDER_MESSAGE_LIMIT) : null;
-  } catch {
-    return null;
-  }
-}
+const isTimeout = (signal: AbortSignal) => (signal.reason as Error | undefined)?.name === "TimeoutError";
 
 /**
- * What the client is told when the provider answers with an error status: a rejected request
- * (400, 422, e.g. context too long) is the client's to fix and keeps the provider's message;
- * anything else is the provider's failure.
+ * An exchange with the provider under the timeout: until the answer starts it covers the whole
+ * exchange (and, for a non-streamed answer, the reading of its body); a stream's timeout then
+ * moves to the gaps between its reads. The client's signal aborts it too.
  */
-export function upstreamFailure(status: number, body: string): AppError {
-  if (status === 400 || status === 422) {
-    return new AppError("invalid_request_error", providerMessage(body) ?? "The provider rejected the request");
+class Exchange {
+  private readonly controller = new AbortController();
+  private timer: Timer;
+
+  constructor(client: AbortSignal, private readonly timeoutMs: number) {
+    this.timer = setTimeout(() => this.controller.abort(new DOMException("timed out", "TimeoutError")), timeoutMs);
+    const onClientGone = () => this.controller.abort();
+    if (client.aborted) onClientGone();
+    else client.addEventListener("abort", onClientGone, { once: true });
+    this.controller.signal.addEventListener("abort", () => client.removeEventListener("abort", onClientGone), { once: true });
   }
-  return new AppError("provider_error", `Upstream provider request failed with status ${status}`);
+
+  get signal(): AbortSignal {
+    return this.controller.signal;
+  }
+
+  /** Starts the timeout over (a stream's next read arrived). */
+  refresh(): void {
+    this.timer.refresh();
+  }
+
+  /** What the client is told for `error`: a failure it caused (too large) as it is, else unreachable or timed out. */
+  failure(error: unknown): AppError {
+    return isAppError(error) ? error : unreachable(isTimeout(this.controller.signal), this.timeoutMs);
+  }
+
+  /** Ends the exchange: the timer stops and the upstream connection, if still open, is let go. */
+  end(): void {
+    clearTimeout(this.timer);
+    this.controller.abort();
+  }
 }
 
-/** What the client is told when the provider could not be reached or stopped answering. */
-export function unreachable(timedOut: boolean, timeoutMs: number): AppError {
-  return new AppError(
-    "provider_error",
-    timedOut ? `Upstream provider timed out after ${Math.round(timeoutMs / 1000)} s` : "Upstream provider request failed",
-  );
+async function* relayedEvents(body: ReadableStream<Uint8Array>, exchange: Exchange): AsyncGenerator<string[]> {
+  try {
+    for await (const events of sseData(body, UPSTREAM_BODY_LIMIT_BYTES)) {
+      exchange.refresh();
+      yield events;
+    }
+  } catch (error) {
+    throw exchange.failure(error);
+  } finally {
+    exchange.end();
+  }
 }
 
-export interface Completion {
-  response: Record<string, unknown>;
-  usage: Usage | null;
-}
+/** The chat path's provider port over each provider's OpenAI-compatible HTTP API. */
+export function openAiCompatible(providers: Record<Provider, ProviderConfig>, timeoutMs: number): ChatProvider {
+  /** Sends `call` and returns its 200 answer, or throws what the client is told. */
+  async function answer(call: ProviderCall, exchange: Exchange): Promise<Response> {
+    let response: Response;
+    try {
+      response = await send(providers[call.model.provider], call.body, exchange.signal);
+    } catch (error) {
+      throw exchange.failure(error);
+    }
+    if (!response.ok) throw upstreamFailure(response.status, await readUpstreamText(response).catch(() => ""));
+    return response;
+  }
 
-/** The spec's non-streaming response from the provider's, with the resolved public model ID. */
-export function toCompletion(upstream: unknown, model: Model, now: number): Completion | null {
-  if (typeof upstream !== "object" || upstream === null) return null;
-  const body = upstream as Record<string, unknown>;
-  if (!Array.isArray(body.choices)) return null;
-  const usage = readUsage(body.usage);
   return {
-    usage,
-    response: {
-      id: typeof body.id === "string" ? body.id : `chatcmpl-${crypto.randomUUID()}`,
-      object: "chat.completion",
-      created: Number.isInteger(body.created) ? body.created : Math.floor(now / 1000),
-      model: model.id,
-      choices: body.choices,
-      usage: usage ?? { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 },
+    async complete(call) {
+      const exchange = new Exchange(call.signal, timeoutMs);
+      try {
+        return await readUpstreamJson(await answer(call, exchange));
+      } catch (error) {
+        // Too large is said as such; a body cut short or too slow is a failed request.
+        throw exchange.failure(error);
+      } finally {
+        exchange.end();
+      }
+    },
+    async stream(call) {
+      const exchange = new Exchange(call.signal, timeoutMs);
+      try {
+        const response = await answer(call, exchange);
+        exchange.refresh();
+        return relayedEvents(response.body as ReadableStream<Uint8Array>, exchange);
+      } catch (error) {
+        exchange.end();
+        throw exchange.failure(error);
+      }
     },
   };
 }

@@ -2,7 +2,7 @@ import { Elysia } from "elysia";
 import { accountView } from "../../core/accounts.ts";
 import { signedInAccount } from "../../core/auth.ts";
 import { MESSAGES } from "../../core/errors.ts";
-import type { AppDeps } from "../app.ts";
+import type { AppDeps } from "../deps.ts";
 import { json, methodNotAllowed, plainError } from "../http.ts";
 import { sessionPlugin } from "../session.ts";
 

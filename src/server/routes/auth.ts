@@ -1,7 +1,7 @@
 import { Elysia } from "elysia";
 import { logIn, signUp } from "../../core/auth.ts";
 import { hashSessionToken } from "../../core/auth-session.ts";
-import type { AppDeps } from "../app.ts";
+import type { AppDeps } from "../deps.ts";
 import { clientIp } from "../client-ip.ts";
 import { json, methodNotAllowed, plainError } from "../http.ts";
 import { readObjectBody } from "../object-body.ts";

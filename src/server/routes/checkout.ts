@@ -2,7 +2,7 @@ import { Elysia } from "elysia";
 import { signedInAccount } from "../../core/auth.ts";
 import { startCheckout, type CheckoutDeps } from "../../core/checkout.ts";
 import { MESSAGES } from "../../core/errors.ts";
-import type { AppDeps } from "../app.ts";
+import type { AppDeps } from "../deps.ts";
 import { json, methodNotAllowed, plainError } from "../http.ts";
 import { readObjectBody } from "../object-body.ts";
 import { stripeCheckout, stripeClient } from "../payments/stripe.ts";

@@ -2,7 +2,7 @@ import { Elysia } from "elysia";
 import { signedInAccount } from "../../core/auth.ts";
 import { parseUsagePage, spendSummary, usagePage } from "../../core/dashboard.ts";
 import { MESSAGES } from "../../core/errors.ts";
-import type { AppDeps } from "../app.ts";
+import type { AppDeps } from "../deps.ts";
 import { json, methodNotAllowed, plainError } from "../http.ts";
 import { sessionPlugin, type Session } from "../session.ts";
 

@@ -4,7 +4,7 @@ import { AppError, MESSAGES } from "../../core/errors.ts";
 import { answerEstimator, type AskModel } from "../../core/estimator.ts";
 import { parseEstimatorRequest } from "../../core/estimator-request.ts";
 import { estimatorReply } from "../../core/estimator-text.ts";
-import type { AppDeps } from "../app.ts";
+import type { AppDeps } from "../deps.ts";
 import { readJsonBody } from "../body.ts";
 import { clientIp } from "../client-ip.ts";
 import { json, methodNotAllowed, plainError } from "../http.ts";

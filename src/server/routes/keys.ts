@@ -4,7 +4,7 @@ import { AppError, MESSAGES } from "../../core/errors.ts";
 import {
   issueKey, KEY_ROTATED, keyCreatedView, keyListView, parseKeyChange, parseNewKey, rotateKey, type Parsed,
 } from "../../core/key-rules.ts";
-import type { AppDeps } from "../app.ts";
+import type { AppDeps } from "../deps.ts";
 import { json, methodNotAllowed, plainError } from "../http.ts";
 import { readObjectBody } from "../object-body.ts";
 import { sessionPlugin, type Session } from "../session.ts";

@@ -4,7 +4,7 @@ import { usdNumber } from "../../core/accounts.ts";
 import { signedInAccount } from "../../core/auth.ts";
 import { AppError, MESSAGES } from "../../core/errors.ts";
 import type { Account, AccountChange } from "../../core/store.ts";
-import type { AppDeps } from "../app.ts";
+import type { AppDeps } from "../deps.ts";
 import { json, methodNotAllowed, plainError } from "../http.ts";
 import { readObjectBody } from "../object-body.ts";
 import { sessionPlugin, type Session } from "../session.ts";

@@ -2,7 +2,7 @@ import { Elysia } from "elysia";
 import { signedInAccount } from "../../core/auth.ts";
 import { AppError, MESSAGES } from "../../core/errors.ts";
 import { usageCsv, usageCsvFilename } from "../../core/usage-export.ts";
-import type { AppDeps } from "../app.ts";
+import type { AppDeps } from "../deps.ts";
 import { methodNotAllowed, plainError } from "../http.ts";
 import { sessionPlugin } from "../session.ts";
 

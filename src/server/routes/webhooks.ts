@@ -1,7 +1,7 @@
 import { Elysia } from "elysia";
 import { applyCheckoutEvent, readCheckoutEvent } from "../../core/checkout-events.ts";
 import { formatUsd } from "../../core/money.ts";
-import type { AppDeps } from "../app.ts";
+import type { AppDeps } from "../deps.ts";
 import { json, methodNotAllowed, plainError } from "../http.ts";
 import { verifiedStripeEvent } from "../payments/stripe-webhook.ts";
 

@@ -1,6 +1,6 @@
 import { type Static, Type as T } from "@sinclair/typebox";
 import { TypeCompiler } from "@sinclair/typebox/compiler";
-import { AppError } from "./errors.ts";
+import { AppError } from "../errors.ts";
 
 // The spec's chat request and message tables as a TypeBox schema. Unknown fields are allowed
 // (SDKs send extras) but never forwarded: only the fields below reach a provider.

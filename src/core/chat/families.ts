@@ -1,5 +1,5 @@
-import { FORWARDED_FIELDS, type ChatRequest } from "./chat-request.ts";
-import type { Model } from "./catalog.ts";
+import { FORWARDED_FIELDS, type ChatRequest } from "./request.ts";
+import type { Model } from "../catalog.ts";
 
 /** What a model family's API differs in from the common OpenAI chat format. */
 interface Quirks {
@@ -29,12 +29,6 @@ const FAMILY_QUIRKS: readonly { provider: Model["provider"]; pattern: RegExp; qu
 
 export const quirksOf = (model: Model): Quirks =>
   FAMILY_QUIRKS.find((f) => f.provider === model.provider && f.pattern.test(model.upstreamModel))?.quirks ?? COMMON;
-
-/** The completion-token ceiling: what the client allows, never above what the model allows. */
-export function outputCeiling(request: ChatRequest, model: Model): number {
-  const asked = [request.max_tokens, request.max_completion_tokens].filter((n): n is number => n !== undefined);
-  return Math.min(model.maxOutputTokens, ...asked);
-}
 
 /**
  * The body sent upstream: the spec's fields the family accepts, the provider's model name,

@@ -1,0 +1,102 @@
+// Settle or release: one admitted request's reservation ends exactly once, and its usage-log
+// row is written with that end (src/db/store/billing: the store method is the transaction).
+import type { Model } from "../catalog.ts";
+import { requestCost, type Nanos } from "../money.ts";
+import type { BillingStore } from "../store.ts";
+import type { Charge, ChatLog, LeaseRegistry, ReservationObserver } from "./ports.ts";
+import type { Usage } from "./usage.ts";
+
+export interface HeldReservation {
+  id: string;
+  accountId: string;
+  keyId: string;
+  model: Model;
+  requestedModel: string;
+  amount: Nanos;
+  startedAt: number;
+}
+
+export interface BillingPorts {
+  store: BillingStore;
+  leases: LeaseRegistry;
+  now: () => number;
+  log: ChatLog;
+}
+
+/** What a usage costs at the model's sell prices; without usage, the whole reservation. */
+export function chargeFor(usage: Usage | null, reservation: Pick<HeldReservation, "model" | "amount">): Charge {
+  return {
+    promptTokens: usage?.prompt_tokens ?? 0,
+    completionTokens: usage?.completion_tokens ?? 0,
+    cost: usage ? requestCost(usage.prompt_tokens, usage.completion_tokens, reservation.model) : reservation.amount,
+  };
+}
+
+/** One admitted request's reservation, ended exactly once: settled with the provider's usage or released on failure. */
+export class BillingSession {
+  private ended = false;
+
+  constructor(
+    private readonly ports: BillingPorts,
+    readonly reservation: HeldReservation,
+    private readonly observer: ReservationObserver,
+  ) {
+    ports.leases.add(reservation.id);
+    observer.opened(reservation.model);
+  }
+
+  /**
+   * Charges the provider's usage at the model's sell prices. Without usage the whole
+   * reservation is charged: the provider did the work and the client agreed to that ceiling.
+   */
+  async settle(usage: Usage | null): Promise<Charge> {
+    const r = this.reservation;
+    const charge = chargeFor(usage, r);
+    if (!this.begin(charge)) return charge;
+    if (!usage) this.ports.log.warn("provider reported no usage; charging the reservation", { model: r.model.id });
+    const now = this.ports.now();
+    await this.ports.store
+      .settle({
+        reservationId: r.id,
+        accountId: r.accountId,
+        keyId: r.keyId,
+        model: r.model.id,
+        requestedModel: r.requestedModel,
+        ...charge,
+        latencyMs: now - r.startedAt,
+        now,
+      })
+      .finally(() => this.written());
+    return charge;
+  }
+
+  /** Releases the whole reservation and records why in the usage log. */
+  async release(reason: string): Promise<void> {
+    if (!this.begin(null)) return;
+    const now = this.ports.now();
+    await this.ports.store
+      .release({ reservationId: this.reservation.id, reason, latencyMs: now - this.reservation.startedAt, now })
+      .finally(() => this.written());
+  }
+
+  /** Releases, logging rather than throwing: for paths that are already failing. */
+  releaseQuietly(reason: string): Promise<void> {
+    return this.release(reason).catch((error) => this.ports.log.error("releasing a reservation failed", { error }));
+  }
+
+  private begin(charge: Charge | null): boolean {
+    if (this.ended) return false;
+    this.ended = true;
+    this.observer.closed(charge);
+    return true;
+  }
+
+  /**
+   * The reservation leaves the open set only once its end is written (or has failed): a
+   * settlement can wait its turn in a Postgres batch, and shutdown must not close the database
+   * under it. A failed one is left to the sweeper, its lease no longer renewed.
+   */
+  private written(): void {
+    this.ports.leases.delete(this.reservation.id);
+  }
+}

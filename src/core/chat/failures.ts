@@ -1,0 +1,42 @@
+// What the client is told when the provider fails: the provider's words where they are the
+// client's to act on, never its headers or keys.
+import { AppError } from "../errors.ts";
+
+const PROVIDER_MESSAGE_LIMIT = 500;
+
+/** The provider's own error message, if its body has one, shortened. */
+function providerMessage(body: string): string | null {
+  try {
+    const message = (JSON.parse(body) as { error?: { message?: unknown } }).error?.message;
+    return typeof message === "string" && message.length > 0 ? message.slice(0, PROVIDER_MESSAGE_LIMIT) : null;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * The provider answered with an error status: a rejected request (400, 422, e.g. context too
+ * long) is the client's to fix and keeps the provider's message; anything else is the
+ * provider's failure.
+ */
+export function upstreamFailure(status: number, body: string): AppError {
+  if (status === 400 || status === 422) {
+    return new AppError("invalid_request_error", providerMessage(body) ?? "The provider rejected the request");
+  }
+  return new AppError("provider_error", `Upstream provider request failed with status ${status}`);
+}
+
+/** The provider took longer than the timeout: for the whole answer, or between two stream events. */
+export class ProviderTimeout extends AppError {
+  constructor(timeoutMs: number) {
+    super("provider_error", `Upstream provider timed out after ${Math.round(timeoutMs / 1000)} s`);
+  }
+}
+
+/** The provider could not be reached, stopped answering, or broke its answer off. */
+export function unreachable(timedOut: boolean, timeoutMs: number): AppError {
+  return timedOut ? new ProviderTimeout(timeoutMs) : new AppError("provider_error", "Upstream provider request failed");
+}
+
+/** The provider's answer is not a chat completion. */
+export const malformedAnswer = () => new AppError("provider_error", "Upstream provider returned a malformed response");

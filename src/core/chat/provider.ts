@@ -1,0 +1,27 @@
+// The port through which a chat request reaches its model's provider. The OpenAI-compatible
+// HTTP adapter (src/server/providers/openai-compatible.ts) implements it for all five
+// providers; tests may script one.
+import type { Model } from "../catalog.ts";
+
+export interface ProviderCall {
+  model: Model;
+  /** The body to send, already mapped for the model's family (`upstreamBody`). */
+  body: Record<string, unknown>;
+  /** Aborted when the client leaves (or the request is otherwise given up). */
+  signal: AbortSignal;
+}
+
+export interface ChatProvider {
+  /**
+   * Sends a non-streamed request and resolves with the provider's answer parsed as JSON
+   * (undefined when it is not JSON). Throws an AppError when the provider cannot be reached,
+   * times out, answers with an error status or sends too much.
+   */
+  complete(call: ProviderCall): Promise<unknown>;
+  /**
+   * Sends a streamed request and resolves once the provider has answered 200, with the `data:`
+   * payloads of its events, per read. Failing before that, or while iterating (a cut, a
+   * timeout between events, an event too large), throws an AppError.
+   */
+  stream(call: ProviderCall): Promise<AsyncIterable<string[]>>;
+}

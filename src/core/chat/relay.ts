@@ -1,0 +1,95 @@
+// Relaying a provider's stream to the client, and ending its reservation with the stream.
+import type { Model } from "../catalog.ts";
+import { AppError, isAppError } from "../errors.ts";
+import type { BillingSession } from "./billing.ts";
+import { ProviderTimeout, unreachable } from "./failures.ts";
+import type { ChatLog, ReservationObserver } from "./ports.ts";
+import { readChunk } from "./response.ts";
+import type { Usage } from "./usage.ts";
+
+/** Where the relay writes the client's events (`data:` payloads), and how it learns the client left. */
+export interface StreamSink {
+  emit(payload: string): void;
+  /** Resolves once what was emitted so far may have been written to the client. */
+  flush(): Promise<void>;
+  /** The client has gone: nothing more reaches it. */
+  readonly gone: boolean;
+}
+
+export interface Relay {
+  events: AsyncIterable<string[]>;
+  model: Model;
+  billing: BillingSession;
+  log: ChatLog;
+  observer: Pick<ReservationObserver, "providerFailed">;
+}
+
+export const CLIENT_LEFT = "client disconnected before the stream finished";
+
+const errorPayload = (error: AppError) =>
+  JSON.stringify({ error: { message: error.message, type: error.chatType, code: String(error.status) } });
+
+/**
+ * Relays the provider's events to the client as they arrive. The provider's final chunk (the
+ * one with finish_reason) is held back until its usage arrives, then sent with the usage
+ * merged in; the usage is charged before `data: [DONE]`. A stream that fails before usage is
+ * known ends with an error event and releases the whole reservation. A client that leaves is
+ * released by `clientLeft`, not here.
+ */
+export async function relayStream(relay: Relay, sink: StreamSink): Promise<void> {
+  const { model, billing, log } = relay;
+  let final: Record<string, unknown> | null = null;
+  let usage: Usage | null = null;
+  let finished = false;
+  let firstSent = false;
+  try {
+    for await (const read of relay.events) {
+      // The events of one read go to the client in one piece (those before a bad one too).
+      let relayed = "";
+      try {
+        for (const data of read) {
+          if (data === "[DONE]") {
+            finished = true;
+            break;
+          }
+          const parsed = readChunk(JSON.parse(data) as Record<string, unknown>, model);
+          usage = parsed.usage ?? usage;
+          if (!parsed.chunk) continue; // the usage-only chunk
+          if (parsed.final) final = parsed.chunk;
+          else if (firstSent) relayed += `data: ${JSON.stringify(parsed.chunk)}\n\n`;
+          else {
+            // A provider's first read often holds several events; the first one goes out
+            // before the rest are reshaped.
+            firstSent = true;
+            sink.emit(`data: ${JSON.stringify(parsed.chunk)}\n\n`);
+            await sink.flush();
+          }
+        }
+      } finally {
+        if (relayed) sink.emit(relayed);
+      }
+      if (finished) break;
+    }
+    finished ||= final !== null && usage !== null;
+    if (!finished) throw new Error("the provider's stream ended before it finished");
+  } catch (error) {
+    if (sink.gone) return; // clientLeft has released the reservation
+    const timedOut = error instanceof ProviderTimeout;
+    log.warn("provider stream failed", { model: model.id, error: (error as Error).message });
+    relay.observer.providerFailed();
+    await billing.releaseQuietly(timedOut ? "provider stream timed out" : "provider stream failed");
+    sink.emit(`data: ${errorPayload(isAppError(error) && error.kind === "provider_error" ? error : unreachable(false, 0))}\n\n`);
+    return;
+  }
+  if (final) sink.emit(`data: ${JSON.stringify(usage ? { ...final, usage } : final)}\n\n`);
+  try {
+    await billing.settle(usage);
+  } catch (error) {
+    // Not the provider's failure: the charge could not be written, so its reservation stays
+    // until the sweeper releases it, and the request is not charged.
+    log.error("charging a finished stream failed", { model: model.id, error });
+    sink.emit(`data: ${errorPayload(new AppError("unavailable", "The service is temporarily unavailable; this request will not be charged"))}\n\n`);
+    return;
+  }
+  sink.emit("data: [DONE]\n\n");
+}

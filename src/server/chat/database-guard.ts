@@ -1,0 +1,54 @@
+// The chat path's database steps as the client sees them: a failure is a 503 (the client may
+// retry; nothing was charged), and on Postgres a step before anything is forwarded has a
+// deadline, so that a database cut off by the network is a 503 too rather than a hang.
+import { AppError, isAppError } from "../../core/errors.ts";
+import type { BillingStore } from "../../core/store.ts";
+import { withDeadline } from "../deadline.ts";
+import type { Logger } from "../log.ts";
+import type { LeaseKeeper } from "./lease-keeper.ts";
+
+const ADMITTED_TOO_LATE = "The reservation was taken after the request had stopped waiting for the database";
+
+/** `work`, with a failure (or a missed deadline) turned into the 503 the client is told. */
+export async function guarded<T>(work: Promise<T>, log: Logger, deadlineMs?: number): Promise<T> {
+  try {
+    return await (deadlineMs === undefined ? work : withDeadline(work, deadlineMs));
+  } catch (error) {
+    if (isAppError(error)) throw error;
+    log.error("database error on the chat path", { error });
+    throw new AppError("unavailable", "The service is temporarily unavailable; please retry");
+  }
+}
+
+/**
+ * The billing store as the chat path uses it. Admissions count toward what shutdown waits for,
+ * and one that commits after its request stopped waiting is released at once, not held until
+ * its lease runs out. Settlements get no deadline: answering before their outcome is known
+ * could charge a client who was told that the request failed.
+ */
+export function guardedBilling(
+  store: BillingStore,
+  ports: { leases: LeaseKeeper; log: Logger; now: () => number },
+  deadlineMs: number | undefined,
+): BillingStore {
+  const { leases, log, now } = ports;
+  return {
+    ...store,
+    reserve(input) {
+      const reserving = leases.track(store.reserve(input));
+      return guarded(reserving, log, deadlineMs).catch((error: unknown) => {
+        const releaseLate = reserving.then(
+          (late) =>
+            late.ok
+              ? store.release({ reservationId: late.reservationId, reason: ADMITTED_TOO_LATE, latencyMs: now() - input.now, now: now() })
+              : undefined,
+          () => undefined, // the admission itself failed (logged by `guarded`): nothing was taken
+        );
+        leases.track(releaseLate).catch((e) => log.warn("releasing a reservation taken too late failed", { error: e }));
+        throw error;
+      });
+    },
+    settle: (input) => guarded(store.settle(input), log),
+    release: (input) => guarded(store.release(input), log),
+  };
+}

@@ -1,0 +1,14 @@
+import type { Config } from "../config.ts";
+import type { Store } from "../core/store.ts";
+import type { Logger } from "./log.ts";
+import type { Metrics } from "./observability/metrics.ts";
+
+/** What every HTTP surface is built from: configuration, the store, the log and the clock. */
+export interface AppDeps {
+  config: Config;
+  store: Store;
+  log: Logger;
+  now: () => number;
+  /** The serve command makes them first, to time the database too; otherwise the app makes its own. */
+  metrics?: Metrics;
+}
