@@ -14,6 +14,8 @@ export interface Model {
   contextWindow: number;
   inputPerMTok: Nanos;
   outputPerMTok: Nanos;
+  /** Price of prompt tokens the provider read from its cache; the input price when unset. */
+  cachedInputPerMTok?: Nanos | null;
   /** The provider's own name for the model, sent upstream. */
   upstreamModel: string;
   /** Largest completion the provider allows; caps the reservation and what is sent upstream. */

@@ -4,7 +4,7 @@ import { AppError, isAppError } from "../errors.ts";
 import type { BillingSession } from "./billing.ts";
 import { ProviderTimeout, unreachable } from "./failures.ts";
 import type { ChatLog, ReservationObserver } from "./ports.ts";
-import { readChunk } from "./response.ts";
+import { finalChunk, readChunk } from "./response.ts";
 import type { Usage } from "./usage.ts";
 
 /** Where the relay writes the client's events (`data:` payloads), and how it learns the client left. */
@@ -31,8 +31,8 @@ const errorPayload = (error: AppError) =>
 
 /**
  * Relays the provider's events to the client as they arrive. The provider's final chunk (the
- * one with finish_reason) is held back until its usage arrives, then sent with the usage
- * merged in; the usage is charged before `data: [DONE]`. A stream that fails before usage is
+ * last one with a finish_reason) is held back until its usage arrives, then sent with the
+ * usage and its charge merged in; the usage is charged before `data: [DONE]`. A stream that fails before usage is
  * known ends with an error event and releases the whole reservation. A client that leaves is
  * released by `clientLeft`, not here.
  */
@@ -55,8 +55,11 @@ export async function relayStream(relay: Relay, sink: StreamSink): Promise<void>
           const parsed = readChunk(JSON.parse(data) as Record<string, unknown>, model);
           usage = parsed.usage ?? usage;
           if (!parsed.chunk) continue; // the usage-only chunk
-          if (parsed.final) final = parsed.chunk;
-          else if (firstSent) relayed += `data: ${JSON.stringify(parsed.chunk)}\n\n`;
+          if (parsed.final) {
+            // With several choices each has a final chunk: only the last one waits for the usage.
+            if (final) relayed += `data: ${JSON.stringify(final)}\n\n`;
+            final = parsed.chunk;
+          } else if (firstSent) relayed += `data: ${JSON.stringify(parsed.chunk)}\n\n`;
           else {
             // A provider's first read often holds several events; the first one goes out
             // before the rest are reshaped.
@@ -81,7 +84,7 @@ export async function relayStream(relay: Relay, sink: StreamSink): Promise<void>
     sink.emit(`data: ${errorPayload(isAppError(error) && error.kind === "provider_error" ? error : unreachable(false, 0))}\n\n`);
     return;
   }
-  if (final) sink.emit(`data: ${JSON.stringify(usage ? { ...final, usage } : final)}\n\n`);
+  if (final) sink.emit(`data: ${JSON.stringify(finalChunk(final, usage, billing.quote(usage).cost))}\n\n`);
   try {
     await billing.settle(usage);
   } catch (error) {

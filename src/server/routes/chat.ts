@@ -27,16 +27,23 @@ export interface ChatDeps {
   now: () => number;
 }
 
+/** Names the client's fields that the model's family left out, when there are any. */
+const droppedHeader = (admitted: Admitted): Record<string, string> =>
+  admitted.upstream.dropped.length > 0 ? { "x-gateway-dropped-params": admitted.upstream.dropped.join(",") } : {};
+
 /** Streams: the relay runs against the response's sink; a client that leaves is released at once. */
 function streamed(ports: ChatPorts, admitted: Admitted, upstream: AbortController): Promise<Response> {
   return openStream(ports, admitted).then((relay) =>
-    sseResponse({
-      relay: (sink) => relayStream(relay, sink),
-      clientLeft: async () => {
-        upstream.abort();
-        await admitted.billing.releaseQuietly(CLIENT_LEFT);
+    sseResponse(
+      {
+        relay: (sink) => relayStream(relay, sink),
+        clientLeft: async () => {
+          upstream.abort();
+          await admitted.billing.releaseQuietly(CLIENT_LEFT);
+        },
       },
-    }),
+      droppedHeader(admitted),
+    ),
   );
 }
 
@@ -81,7 +88,7 @@ async function serveChat(request: Request, deps: ChatDeps, leases: LeaseKeeper, 
   });
   if (chat.stream) return streamed(ports, admitted, upstream);
   try {
-    return json(await completeChat(ports, admitted));
+    return json(await completeChat(ports, admitted), 200, droppedHeader(admitted));
   } finally {
     request.signal.removeEventListener("abort", onClientGone);
   }
