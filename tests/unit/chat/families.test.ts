@@ -46,19 +46,19 @@ const pick = (fields: readonly Optional[]) => Object.fromEntries(fields.map((f) 
 describe("upstreamBody", () => {
   test.each([
     // model, upstream name, the ceiling's name, the optional fields left out
-    ["gpt-5", "gpt-5", "max_completion_tokens", ["temperature", "top_p", "frequency_penalty", "presence_penalty", "logprobs"]],
-    ["gpt-5.4-nano", "gpt-5.4-nano", "max_completion_tokens", ["temperature", "top_p", "frequency_penalty", "presence_penalty", "logprobs"]],
-    ["o4-mini", "o4-mini", "max_completion_tokens", ["temperature", "top_p", "frequency_penalty", "presence_penalty", "logprobs"]],
+    ["gpt-5", "gpt-5", "max_completion_tokens", ["temperature", "top_p", "frequency_penalty", "presence_penalty", "stop", "logprobs"]],
+    ["gpt-5.4-nano", "gpt-5.4-nano", "max_completion_tokens", ["temperature", "top_p", "frequency_penalty", "presence_penalty", "stop", "logprobs"]],
+    ["o4-mini", "o4-mini", "max_completion_tokens", ["temperature", "top_p", "frequency_penalty", "presence_penalty", "stop", "logprobs"]],
     ["gpt-4.1", "gpt-4.1", "max_tokens", ["reasoning_effort"]],
     ["gpt-4o", "gpt-4o", "max_tokens", ["reasoning_effort"]],
     ["grok-4-20-reasoning", "grok-4.20-reasoning", "max_tokens", ["frequency_penalty", "presence_penalty", "stop", "store", "reasoning_effort"]],
     ["grok-4-1-fast-reasoning", "grok-4-1-fast-reasoning", "max_tokens", ["frequency_penalty", "presence_penalty", "stop", "store", "reasoning_effort"]],
-    ["grok-4-3", "grok-4.3", "max_tokens", ["store", "reasoning_effort"]],
+    ["grok-4-3", "grok-4.3", "max_tokens", ["frequency_penalty", "presence_penalty", "stop", "store"]],
     ["deepseek-v3.2", "deepseek-chat", "max_tokens", ["seed", "n", "user", "store", "reasoning_effort"]],
-    ["deepseek-v4-pro", "deepseek-v4-pro", "max_tokens", ["seed", "n", "user", "store", "reasoning_effort"]],
-    ["kimi-k2.6", "kimi-k2.6", "max_tokens", ["seed", "logprobs", "store", "reasoning_effort"]],
-    ["llama-3.3-70b-instruct", "Llama-3.3-70B-Instruct", "max_tokens", ["frequency_penalty", "presence_penalty", "seed", "n", "logprobs", "store", "reasoning_effort"]],
-    ["llama-4-scout", "Llama-4-Scout-17B-16E-Instruct-FP8", "max_tokens", ["frequency_penalty", "presence_penalty", "seed", "n", "logprobs", "store", "reasoning_effort"]],
+    ["deepseek-v4-pro", "deepseek-v4-pro", "max_tokens", ["seed", "n", "logprobs", "user", "store"]],
+    ["kimi-k2.6", "kimi-k2.6", "max_tokens", ["temperature", "top_p", "frequency_penalty", "presence_penalty", "seed", "n", "user", "store", "reasoning_effort"]],
+    ["llama-3.3-70b-instruct", "Llama-3.3-70B-Instruct", "max_tokens", ["n", "logprobs", "store", "reasoning_effort"]],
+    ["llama-4-scout", "Llama-4-Scout-17B-16E-Instruct-FP8", "max_tokens", ["n", "logprobs", "store", "reasoning_effort"]],
   ] as const)("%s goes upstream as %s with %s, leaving out %p", (id, upstream, tokenParam, dropped) => {
     const kept = (Object.keys(optional) as Optional[]).filter((f) => !(dropped as readonly string[]).includes(f));
     expect(upstreamBody(fullRequest, model(id), 321)).toEqual({
@@ -103,11 +103,21 @@ describe("upstreamBody", () => {
   });
 });
 
+test("GPT-5.1 and later take sampling and log probabilities only without reasoning", () => {
+  const request = parseChatRequest({ model: "gpt-5.4-nano", messages, temperature: 0.2, logprobs: true, reasoning_effort: "none" });
+  expect(upstreamBody(request, model("gpt-5.4-nano"), 64)).toEqual({
+    body: { model: "gpt-5.4-nano", messages, temperature: 0.2, logprobs: true, reasoning_effort: "none", max_completion_tokens: 64 },
+    dropped: [],
+  });
+  const gpt5 = parseChatRequest({ model: "gpt-5", messages, temperature: 0.2, reasoning_effort: "none" });
+  expect(upstreamBody(gpt5, model("gpt-5"), 64).dropped).toEqual(["temperature"]);
+});
+
 describe("choicesFor", () => {
   test.each([
     ["gpt-4.1", 3, 3],
     ["gpt-5", 3, 3],
-    ["kimi-k2.6", 3, 3],
+    ["kimi-k2.6", 3, 1],
     ["grok-4-3", 3, 3],
     ["deepseek-v3.2", 3, 1],
     ["llama-4-scout", 3, 1],
