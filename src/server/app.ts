@@ -45,7 +45,7 @@ export function createApp(deps: AppDeps, leases = new LeaseKeeper(deps.store, de
       if (code === "VALIDATION") return plainError(new AppError("invalid_request_error", "Invalid request body"));
       return plainError(asAppError(error, log, requestIdOf(request)));
     })
-    .use(chatRoutes({ ...deps, catalog }, leases))
+    .use(chatRoutes({ ...deps, catalog, metrics }, leases))
     .use(openAiModelRoutes(catalog))
     .use(publicRoutes(store, log, now))
     .use(estimatorRoutes({ ...deps, metrics }))

@@ -2,7 +2,7 @@
 // named as dropped, the provider's answer relayed whole, usage normalised with its charge.
 import { afterAll, expect, test } from "bun:test";
 import { FALLBACK_CATALOG } from "../../src/core/catalog.ts";
-import { requestCost } from "../../src/core/money.ts";
+import { nanos, requestCost } from "../../src/core/money.ts";
 import { fundedKey } from "../support/accounts.ts";
 import { postChat, wireUsage } from "../support/chat.ts";
 import { describeEachDialect } from "../support/databases.ts";
@@ -127,5 +127,22 @@ describeEachDialect("OpenAI compatibility", (dialect) => {
     const post = await fetch(`${gateway().url}/v1/models`, { method: "POST" });
     expect(post.status).toBe(405);
     expect((await readJson(post)).error.code).toBe("405");
+  });
+});
+
+describeEachDialect("OpenAI compatibility: the cached-input price", (dialect) => {
+  const gateway = useGateway(dialect, env);
+
+  test("cached prompt tokens are charged at the model's cached-input price", async () => {
+    provider.answer(OPENAI_ANSWER);
+    // Set before this gateway's first chat request, so its catalog cache reads it at once.
+    await gateway().store.updateModel("gpt-4.1-mini", { cachedInputPerMTok: nanos(100_000_000n) });
+    const { secret, account } = await fundedKey(gateway().store, "5");
+    const res = await postChat(gateway().url, secret, { model: "gpt-4.1-mini", messages: [{ role: "user", content: "hi" }] });
+    // 176 uncached × $0.40/M + 1,024 cached × $0.10/M + 300 × $1.60/M
+    const cost = nanos(176n * 400n + 1024n * 100n + 300n * 1600n);
+    expect((await readJson(res)).usage.cost_usd).toBe("0.000652800");
+    const [log] = await gateway().store.usageLogPage(account.id, null, 1);
+    expect(log!.cost).toBe(cost);
   });
 });

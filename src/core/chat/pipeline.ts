@@ -37,6 +37,8 @@ export interface ChatCall {
   observer: ChatObserver;
   /** Aborted when the client leaves: a request not yet forwarded is not forwarded. */
   signal: AbortSignal;
+  /** A stream whose client leaves is read to its end and charged (STREAM_DISCONNECT_POLICY=charge). */
+  chargeWhenGone: boolean;
 }
 
 export interface Admitted {
@@ -112,7 +114,8 @@ export async function completeChat(ports: ChatPorts, admitted: Admitted): Promis
 export async function openStream(ports: ChatPorts, admitted: Admitted): Promise<Relay> {
   try {
     const events = await ports.provider.stream(providerCall(admitted));
-    return { events, model: admitted.model, billing: admitted.billing, log: ports.log, observer: admitted.call.observer };
+    const { observer, chargeWhenGone } = admitted.call;
+    return { events, model: admitted.model, billing: admitted.billing, log: ports.log, observer, chargeWhenGone };
   } catch (error) {
     return failed(admitted, error);
   }

@@ -22,6 +22,11 @@ export interface Relay {
   billing: BillingSession;
   log: ChatLog;
   observer: Pick<ReservationObserver, "providerFailed">;
+  /**
+   * When the client leaves, read the provider's stream to its end and charge the usage it
+   * reports (STREAM_DISCONNECT_POLICY=charge); otherwise the client's leaving releases it.
+   */
+  chargeWhenGone: boolean;
 }
 
 export const CLIENT_LEFT = "client disconnected before the stream finished";
@@ -76,12 +81,17 @@ export async function relayStream(relay: Relay, sink: StreamSink): Promise<void>
     finished ||= final !== null && usage !== null;
     if (!finished) throw new Error("the provider's stream ended before it finished");
   } catch (error) {
-    if (sink.gone) return; // clientLeft has released the reservation
+    if (sink.gone && !relay.chargeWhenGone) return; // the client's leaving has released the reservation
     const timedOut = error instanceof ProviderTimeout;
     log.warn("provider stream failed", { model: model.id, error: (error as Error).message });
     relay.observer.providerFailed();
     await billing.releaseQuietly(timedOut ? "provider stream timed out" : "provider stream failed");
     sink.emit(`data: ${errorPayload(isAppError(error) && error.kind === "provider_error" ? error : unreachable(false, 0))}\n\n`);
+    return;
+  }
+  if (sink.gone && usage === null) {
+    // Nothing says what the provider did for a client that is gone: released, as by default.
+    await billing.releaseQuietly(CLIENT_LEFT);
     return;
   }
   if (final) sink.emit(`data: ${JSON.stringify(finalChunk(final, usage, billing.quote(usage).cost))}\n\n`);

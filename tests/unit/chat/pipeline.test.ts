@@ -54,6 +54,7 @@ function setup(catalog: Model[] = [model("gpt-4.1"), model("gpt-5"), model("deep
     startedAt: STARTED_AT,
     observer,
     signal: controller.signal,
+    chargeWhenGone: false,
   });
   return { ports, provider, observer, store: base.store, leases: base.leases, signal: controller.signal, call };
 }

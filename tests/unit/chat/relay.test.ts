@@ -34,14 +34,14 @@ async function* script(reads: Read[]): AsyncIterable<string[]> {
 }
 
 /** A relay of `reads` for `modelId` over a real BillingSession on the fake store. */
-function relayOf(reads: Read[] | AsyncIterable<string[]>, modelId = "gpt-4.1") {
+function relayOf(reads: Read[] | AsyncIterable<string[]>, modelId = "gpt-4.1", chargeWhenGone = false) {
   const timeline: string[] = [];
   const ports = billingPorts(timeline);
   const observer = new FakeObserver();
   const billing = new BillingSession(ports, held(modelId, RESERVED), observer);
   const sink = new FakeSink(timeline);
   const events = Array.isArray(reads) ? script(reads) : reads;
-  const run = () => relayStream({ events, model: model(modelId), billing, log: ports.log, observer }, sink);
+  const run = () => relayStream({ events, model: model(modelId), billing, log: ports.log, observer, chargeWhenGone }, sink);
   return { ...ports, observer, sink, timeline, run };
 }
 
@@ -173,6 +173,43 @@ describe("relayStream, a stream that fails", () => {
     expect(writes(r.store)).toEqual({ settled: [], released: [] });
     expect(r.observer.calls).toEqual([["opened", "gpt-4.1"]]);
     expect([...r.leases.held]).toEqual(["res-1"]); // clientLeft releases it
+  });
+
+  describe("under STREAM_DISCONNECT_POLICY=charge", () => {
+    /** The client leaves after the first read; the provider's stream goes on with `rest`. */
+    function leavingAfterFirst(rest: Read[]) {
+      let sink: FakeSink | undefined;
+      async function* reads(): AsyncIterable<string[]> {
+        yield [upstream(text("Hi"))];
+        sink!.gone = true;
+        for (const read of rest) {
+          if (read instanceof Error) throw read;
+          yield read;
+        }
+      }
+      const r = relayOf(reads(), "gpt-4.1", true);
+      sink = r.sink;
+      return r;
+    }
+
+    test("a client that leaves is charged the usage the provider reports at the end", async () => {
+      const r = leavingAfterFirst([[upstream(text(" there")), upstream(stop())], [usageOnly(12, 2)], ["[DONE]"]]);
+      await r.run();
+      expect(writes(r.store)).toEqual({ settled: [{ promptTokens: 12, completionTokens: 2, cost: nanos(40_000n) }], released: [] });
+      expect(r.leases.held.size).toBe(0);
+    });
+
+    test("a stream that reports no usage is released as by default", async () => {
+      const r = leavingAfterFirst([[upstream(stop())], ["[DONE]"]]);
+      await r.run();
+      expect(writes(r.store)).toEqual({ settled: [], released: ["client disconnected before the stream finished"] });
+    });
+
+    test("a stream that fails after the client left is released", async () => {
+      const r = leavingAfterFirst([new ProviderTimeout(120_000)]);
+      await r.run();
+      expect(writes(r.store)).toEqual({ settled: [], released: ["provider stream timed out"] });
+    });
   });
 
   test("a charge that cannot be written ends with the 503 error event and no [DONE]", async () => {
