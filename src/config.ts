@@ -77,7 +77,8 @@ export interface ConfigOverrides {
   databaseUrl?: string;
 }
 
-export function loadConfig(env: Env = process.env, overrides: ConfigOverrides = {}): Config {
+/** Readers of environment variables that throw a ConfigError naming the variable. */
+function envReader(env: Env) {
   const read = (name: string): string | undefined => {
     const value = env[name]?.trim();
     return value === undefined || value === "" ? undefined : value;
@@ -114,7 +115,11 @@ export function loadConfig(env: Env = process.env, overrides: ConfigOverrides = 
     }
     return raw.replace(/\/+$/, "");
   };
+  return { read, integer, usd, oneOf, flag, url };
+}
 
+export function loadConfig(env: Env = process.env, overrides: ConfigOverrides = {}): Config {
+  const { read, integer, usd, oneOf, flag, url } = envReader(env);
   const port = overrides.port ?? integer("PORT", 3000, 0, 65535);
   const host = overrides.host ?? read("HOST") ?? "127.0.0.1";
   const basePath = normalizeBasePath(read("BASE_PATH"));
