@@ -21,12 +21,15 @@ export class AppError extends Error {
   readonly kind: ErrorKind;
   /** Seconds a client should wait before retrying; sent as `Retry-After`. */
   readonly retryAfterSeconds: number | undefined;
+  /** Whether a client's retry can succeed unchanged; sent as `x-should-retry` when set. */
+  readonly shouldRetry: boolean | undefined;
 
-  constructor(kind: ErrorKind, message: string, options: { retryAfterSeconds?: number } = {}) {
+  constructor(kind: ErrorKind, message: string, options: { retryAfterSeconds?: number; shouldRetry?: boolean } = {}) {
     super(message);
     this.name = "AppError";
     this.kind = kind;
     this.retryAfterSeconds = options.retryAfterSeconds;
+    this.shouldRetry = options.shouldRetry;
   }
 
   get status(): number {

@@ -256,6 +256,11 @@ export interface NewReservation {
   requestedModel: string;
   /** The most this request may cost: estimated input plus the output ceiling, at sell prices. */
   amount: Nanos;
+  /**
+   * What the request would reserve were its output ceiling `maxTokens` (monotone in it); with it,
+   * a refusal over an amount names the largest `max_tokens` that would fit.
+   */
+  costOf?: (maxTokens: number) => Nanos;
   policy: ReservationPolicy;
   leaseMs: number;
   now: number;

@@ -1,7 +1,7 @@
 // The admission SQL holds core's rule: over random account states, the store's reservation (the
 // single-request transaction on both dialects, and Postgres's batched statement) admits and
 // refuses exactly as `decideReservation` does on the same state, with the same refusal.
-import { expect, test } from "bun:test";
+import { expect, setDefaultTimeout, test } from "bun:test";
 import fc from "fast-check";
 import type { AppError } from "../../src/core/errors.ts";
 import { nanos } from "../../src/core/money.ts";
@@ -15,24 +15,27 @@ import {
 import { describeEachDialect } from "../support/databases.ts";
 import { useStore } from "../support/store.ts";
 
-const RUNS = 100;
+const RUNS = 60;
+// Each run plants a new account: a few seconds on Postgres, more on a loaded machine.
+setDefaultTimeout(30_000);
 const sum = (values: number[]) => values.reduce((a, b) => a + b, 0);
 const limitOf = (units: number | null) => (units === null ? null : unit(units));
 
 /** What the store should read for `world`, derived from the world rather than from the tables. */
 function snapshotOf(world: ReservationWorld, now: number): ReservationSnapshot {
-  const keyHour = windowOf(world.keyBuckets, now);
   return {
     inflight: world.otherInflight + world.keyOpen.length,
     available: unit(world.balance - world.otherReserved - sum(world.keyOpen)),
+    reserved: unit(world.otherReserved + sum(world.keyOpen)),
     accountSpendLimit: limitOf(world.spendLimit),
     accountHour: windowOf(world.accountBuckets, now),
     key: {
       creditLimit: limitOf(world.creditLimit),
       usdPerHour: limitOf(world.usdPerHour),
       requestsPerHour: world.requestsPerHour,
-      committed: unit(world.keySpent + sum(world.keyOpen)),
-      hour: { ...keyHour, requests: keyHour.requests + world.keyOpen.length },
+      spent: unit(world.keySpent),
+      open: { amount: unit(sum(world.keyOpen)), requests: world.keyOpen.length },
+      hour: windowOf(world.keyBuckets, now),
     },
   };
 }
@@ -43,6 +46,8 @@ const requestFor = (holder: FundedKey, world: ReservationWorld, amount: number, 
   model: "m",
   requestedModel: "m",
   amount: unit(amount),
+  // A quarter of a thousandth per output token, so that refusals over amounts carry a max_tokens hint.
+  costOf: (maxTokens) => nanos(BigInt(maxTokens) * 250_000n),
   policy: { maxConcurrentRequests: world.maxConcurrent, dashboardUrl: "http://gateway.test" },
   leaseMs: 60_000,
   now,
@@ -68,7 +73,7 @@ describeEachDialect("reservation: the store's SQL and core's decision agree", (d
   };
   const alone = <W>(worlds: fc.Arbitrary<W>) => worlds.map((w): [W, null] => [w, null]);
   const decide = (world: ReservationWorld, input: NewReservation, snapshot = snapshotOf(world, input.now)) =>
-    decideReservation(snapshot, input.amount, input.policy, input.now);
+    decideReservation(snapshot, input, input.policy, input.now);
 
   test("on every state, the store admits or refuses a request as decideReservation does, with its message", () =>
     forEvery(alone(reservationWorld), async (world, _, holder, now) => {

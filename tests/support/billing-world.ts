@@ -3,7 +3,7 @@
 import fc from "fast-check";
 import { generateKeySecret, hashKey, keyPrefix } from "../../src/core/keys.ts";
 import { nanos, type Nanos } from "../../src/core/money.ts";
-import { minuteOf, WINDOW_MINUTES, type HourWindow } from "../../src/core/reservation.ts";
+import { minuteOf, WINDOW_MINUTES, type HourWindow } from "../../src/core/hour-window.ts";
 import type { ApiKey, Store } from "../../src/core/store.ts";
 import type { Database } from "../../src/db/database.ts";
 import { exec, type Work } from "../../src/db/sql.ts";
@@ -48,11 +48,11 @@ const sum = (values: number[]) => values.reduce((a, b) => a + b, 0);
 /** The rolling hour ending at `now` over `planted` buckets, worked out here rather than by the store. */
 export function windowOf(planted: Bucket[], now: number): HourWindow {
   const inside = planted.filter((b) => b.ago < WINDOW_MINUTES);
-  return {
-    spend: unit(sum(inside.map((b) => b.spend))),
-    requests: sum(inside.map((b) => b.requests)),
-    oldestMinute: inside.length === 0 ? null : minuteOf(now) - Math.max(...inside.map((b) => b.ago)),
-  };
+  const agos = [...new Set(inside.map((b) => b.ago))].sort((a, b) => b - a);
+  return agos.map((ago) => {
+    const at = inside.filter((b) => b.ago === ago);
+    return { minute: minuteOf(now) - ago, spend: unit(sum(at.map((b) => b.spend))), requests: sum(at.map((b) => b.requests)) };
+  });
 }
 
 function* insertReservation(id: string, holder: FundedKey, amount: Nanos, now: number): Work<void> {

@@ -1,14 +1,19 @@
 import { nanos } from "../../../core/money.ts";
-import { decideReservation, type HourWindow, type ReservationSnapshot } from "../../../core/reservation.ts";
+import { decideReservation, type ReservationSnapshot } from "../../../core/reservation.ts";
 import type { NewReservation, ReservationOutcome } from "../../../core/store.ts";
 import type { Dialect } from "../../migration-files.ts";
 import { big, exec, first, int, type Work } from "../../sql.ts";
-import { accountScope, EMPTY_WINDOW, hourWindows, keyScope } from "./windows.ts";
+import { accountScope, hourWindows, keyScope } from "./windows.ts";
 
 export const hasKeyLimits = (key: NewReservation["key"]) =>
   key.creditLimit !== null || key.usdPerHour !== null || key.requestsPerHour !== null;
 
-/** What `decideReservation` needs, read after the account row's lock is taken. */
+/**
+ * What `decideReservation` needs, read after the account row's lock is taken. That lock also
+ * holds the key still: a key belongs to one account, and every reservation, settlement and
+ * release of it takes the account's row before touching the key's reservations, counters or
+ * windows, so none of them can change between these reads and the insert.
+ */
 function* readSnapshot(dialect: Dialect, input: NewReservation): Work<ReservationSnapshot> {
   const { account, key, now } = input;
   const locked = yield* first(
@@ -18,32 +23,29 @@ function* readSnapshot(dialect: Dialect, input: NewReservation): Work<Reservatio
   if (!locked) throw new Error(`reservation for unknown account ${account.id}`);
   const spendLimit = locked.spend_limit_nanos === null ? null : nanos(big(locked.spend_limit_nanos));
 
-  const needsWindows = spendLimit !== null || hasKeyLimits(key);
-  const windows = needsWindows ? yield* hourWindows([accountScope(account.id), keyScope(key.id)], now) : new Map();
-  const keyHour: HourWindow = windows.get(keyScope(key.id)) ?? EMPTY_WINDOW;
-  let committed = nanos(0);
-  let openRequests = 0;
-  if (key.creditLimit !== null || key.requestsPerHour !== null) {
-    const open = yield* first(
-      `SELECT k.total_spend_nanos AS spent, (SELECT COUNT(*) FROM reservations WHERE key_id = k.id) AS open_requests,
-         COALESCE((SELECT SUM(amount_nanos) FROM reservations WHERE key_id = k.id), 0) AS open_amount
-       FROM api_keys k WHERE k.id = ?`,
-      key.id,
-    );
-    committed = nanos(big(open?.spent) + big(open?.open_amount));
-    openRequests = int(open?.open_requests);
-  }
+  const keyLimited = hasKeyLimits(key);
+  const windows = spendLimit !== null || keyLimited ? yield* hourWindows([accountScope(account.id), keyScope(key.id)], now) : new Map();
+  const open = keyLimited
+    ? yield* first(
+        `SELECT k.total_spend_nanos AS spent, (SELECT COUNT(*) FROM reservations WHERE key_id = k.id) AS open_requests,
+           COALESCE((SELECT SUM(amount_nanos) FROM reservations WHERE key_id = k.id), 0) AS open_amount
+         FROM api_keys k WHERE k.id = ?`,
+        key.id,
+      )
+    : undefined;
   return {
     inflight: int(locked.inflight),
     available: nanos(big(locked.balance_nanos) - big(locked.reserved_nanos)),
+    reserved: nanos(big(locked.reserved_nanos)),
     accountSpendLimit: spendLimit,
-    accountHour: windows.get(accountScope(account.id)) ?? EMPTY_WINDOW,
+    accountHour: windows.get(accountScope(account.id)) ?? [],
     key: {
       creditLimit: key.creditLimit,
       usdPerHour: key.usdPerHour,
       requestsPerHour: key.requestsPerHour,
-      committed,
-      hour: { ...keyHour, requests: keyHour.requests + openRequests },
+      spent: nanos(big(open?.spent)),
+      open: { amount: nanos(big(open?.open_amount)), requests: int(open?.open_requests) },
+      hour: windows.get(keyScope(key.id)) ?? [],
     },
   };
 }
@@ -56,7 +58,7 @@ function* readSnapshot(dialect: Dialect, input: NewReservation): Work<Reservatio
  */
 export function* reserve(dialect: Dialect, input: NewReservation): Work<ReservationOutcome> {
   const snapshot = yield* readSnapshot(dialect, input);
-  const refusal = decideReservation(snapshot, input.amount, input.policy, input.now);
+  const refusal = decideReservation(snapshot, input, input.policy, input.now);
   if (refusal) return { ok: false, error: refusal };
 
   const reservationId = Bun.randomUUIDv7();

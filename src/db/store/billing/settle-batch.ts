@@ -1,5 +1,5 @@
 import { nanos, type Nanos } from "../../../core/money.ts";
-import { minuteOf } from "../../../core/reservation.ts";
+import { minuteOf } from "../../../core/hour-window.ts";
 import type { Settlement } from "../../../core/store.ts";
 import type { Database } from "../../database.ts";
 import { big, first, rows, type Work } from "../../sql.ts";

@@ -1,24 +1,27 @@
+import { minuteOf, windowStartMinute, type MinuteUsage } from "../../../core/hour-window.ts";
 import { nanos, type Nanos } from "../../../core/money.ts";
-import { minuteOf, windowStartMinute, type HourWindow } from "../../../core/reservation.ts";
-import { big, exec, int, intOrNull, rows, type Work } from "../../sql.ts";
+import { big, exec, int, rows, type Work } from "../../sql.ts";
 import type { Held } from "./release.ts";
 
 // Usage-window scopes: spend per account (the safety limit), spend and requests per key.
 export const accountScope = (accountId: string) => `a:${accountId}`;
 export const keyScope = (keyId: string) => `k:${keyId}`;
-export const EMPTY_WINDOW: HourWindow = { spend: nanos(0), requests: 0, oldestMinute: null };
 
-/** The rolling hour's settled spend and requests of each scope that has any. */
-export function* hourWindows(scopes: string[], now: number): Work<Map<string, HourWindow>> {
+/** The rolling hour's settled usage of each scope, minute by minute, oldest first; absent scopes used nothing. */
+export function* hourWindows(scopes: string[], now: number): Work<Map<string, MinuteUsage[]>> {
   const placeholders = scopes.map(() => "?").join(", ");
   const found = yield* rows(
-    `SELECT scope, SUM(spend_nanos) AS spend, SUM(requests) AS requests, MIN(minute) AS oldest
-     FROM usage_windows WHERE scope IN (${placeholders}) AND minute > ? GROUP BY scope`,
+    `SELECT scope, minute, spend_nanos, requests FROM usage_windows WHERE scope IN (${placeholders}) AND minute > ?
+     ORDER BY scope, minute`,
     ...scopes, windowStartMinute(now),
   );
-  return new Map(
-    found.map((r) => [r.scope as string, { spend: nanos(big(r.spend)), requests: int(r.requests), oldestMinute: intOrNull(r.oldest) }]),
-  );
+  const windows = new Map<string, MinuteUsage[]>();
+  for (const r of found) {
+    const minutes = windows.get(r.scope as string) ?? [];
+    minutes.push({ minute: int(r.minute), spend: nanos(big(r.spend_nanos)), requests: int(r.requests) });
+    windows.set(r.scope as string, minutes);
+  }
+  return windows;
 }
 
 function* addToWindows(entries: { scope: string; spend: Nanos; requests: number }[], now: number): Work<void> {
