@@ -3,7 +3,7 @@ import { secondsUntilFits, windowRequests, windowSpend, type HourWindow } from "
 import { formatUsd, nanos, type Nanos } from "./money.ts";
 
 /** Reservations held by requests still in flight. */
-export interface OpenReservations {
+interface OpenReservations {
   amount: Nanos;
   requests: number;
 }
@@ -34,7 +34,7 @@ export interface ReservationPolicy {
 }
 
 /** The request asking to reserve. */
-export interface ReservationRequest {
+interface ReservationRequest {
   /** The most it may cost: estimated input plus the output ceiling. */
   amount: Nanos;
   /** What it would reserve with an output ceiling of `maxTokens` (monotone); absent, refusals carry no hint. */

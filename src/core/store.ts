@@ -256,10 +256,7 @@ export interface NewReservation {
   requestedModel: string;
   /** The most this request may cost: estimated input plus the output ceiling, at sell prices. */
   amount: Nanos;
-  /**
-   * What the request would reserve were its output ceiling `maxTokens` (monotone in it); with it,
-   * a refusal over an amount names the largest `max_tokens` that would fit.
-   */
+  /** The reservation were the output ceiling `maxTokens` (monotone); lets a refusal name the largest that fits. */
   costOf?: (maxTokens: number) => Nanos;
   policy: ReservationPolicy;
   leaseMs: number;

@@ -16,7 +16,7 @@ const units = (max: number) => fc.integer({ min: 0, max });
 const orNull = <T>(arb: fc.Arbitrary<T>) => fc.option(arb, { nil: null, freq: 3 });
 
 /** A settled minute of usage, `ago` minutes before now (60 or more: outside the rolling hour). */
-export interface Bucket {
+interface Bucket {
   ago: number;
   spend: number;
   requests: number;
@@ -96,14 +96,7 @@ export async function plantReservationWorld(db: Database, store: Store, world: R
   return holder;
 }
 
-/** A charge of `cost` for a reservation of `reserved`; a late one's reservation was already swept. */
-export interface Charge {
-  cost: number;
-  reserved: number;
-  late: boolean;
-  secondKey: boolean;
-}
-
+/** Charges of `cost` for reservations of `reserved`; a late one's reservation was already swept. */
 export const settlementWorld = fc.record({
   balance: units(300),
   threshold: orNull(units(300)),

@@ -7,7 +7,7 @@ import { AlreadyCharged, settle } from "./settle.ts";
 import { INSERT_USAGE_LOG } from "./usage-log.ts";
 
 /** A settlement's outcome in a batch: the balance after its charge, or null when it was already charged. */
-export type Settled = { balance: Nanos } | null;
+type Settled = { balance: Nanos } | null;
 
 // The statement of `settleMany`, in three parts. Rows are locked in one order by every batch
 // and by `release`: reservations, then the charges' idempotency keys, accounts, keys and
