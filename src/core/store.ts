@@ -236,6 +236,8 @@ export interface NewReservation {
   requestedModel: string;
   /** The most this request may cost: estimated input plus the output ceiling, at sell prices. */
   amount: Nanos;
+  /** The reservation were the output ceiling `maxTokens` (monotone); lets a refusal name the largest that fits. */
+  costOf?: (maxTokens: number) => Nanos;
   policy: ReservationPolicy;
   leaseMs: number;
   now: number;
