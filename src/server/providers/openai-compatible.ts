@@ -11,11 +11,11 @@ import { answerWithRetries, type AttemptOutcome } from "./attempts.ts";
 import { KeyPool } from "./key-pool.ts";
 import { sseData } from "./sse.ts";
 
-/** POSTs a chat completion to `{baseUrl}/chat/completions` with `apiKey`, if any. Network failures throw. */
-export function send(baseUrl: string, apiKey: string | undefined, body: Record<string, unknown>, signal: AbortSignal): Promise<Response> {
+/** POSTs a chat completion to `{baseUrl}/chat/completions` (or `endpoint`) with `apiKey`, if any. Network failures throw. */
+export function send(baseUrl: string, apiKey: string | undefined, body: Record<string, unknown>, signal: AbortSignal, endpoint = "/chat/completions"): Promise<Response> {
   const headers: Record<string, string> = { "content-type": "application/json", accept: body.stream ? "text/event-stream" : "application/json" };
   if (apiKey) headers.authorization = `Bearer ${apiKey}`;
-  return fetch(`${baseUrl}/chat/completions`, { method: "POST", headers, body: JSON.stringify(body), signal });
+  return fetch(`${baseUrl}${endpoint}`, { method: "POST", headers, body: JSON.stringify(body), signal });
 }
 
 /**
@@ -127,7 +127,7 @@ export function openAiCompatible(providers: Record<Provider, ProviderConfig>, op
     return answerWithRetries(
       {
         pool: pools[provider],
-        send: (secret) => send(providers[provider].baseUrl, secret, call.body, exchange.signal),
+        send: (secret) => send(providers[provider].baseUrl, secret, call.body, exchange.signal, call.endpoint),
         failure: (error) => exchange.failure(error),
         signal: exchange.signal,
         readText: readUpstreamText,

@@ -2,8 +2,8 @@
 // HTTP out.
 import { Elysia } from "elysia";
 import type { Config } from "../../config.ts";
-import { admitChat, completeChat, openStream, type Admitted, type ChatPorts } from "../../core/chat/pipeline.ts";
-import { CLIENT_LEFT, relayStream } from "../../core/chat/relay.ts";
+import { admitChat, completeChat, openStream, type Admitted, type ChatCall, type ChatPorts } from "../../core/chat/pipeline.ts";
+import { CLIENT_LEFT, relayStream, type StreamSink } from "../../core/chat/relay.ts";
 import type { ChatProvider } from "../../core/chat/provider.ts";
 import { parseChatRequest } from "../../core/chat/request.ts";
 import { AppError, isAppError } from "../../core/errors.ts";
@@ -20,6 +20,7 @@ import { requestRecord } from "../observability/plugin.ts";
 import type { Metrics } from "../observability/metrics.ts";
 import type { RequestRecord } from "../observability/request-record.ts";
 import { openAiCompatible } from "../providers/openai-compatible.ts";
+import { responsesRoutes } from "./responses.ts";
 
 export interface ChatDeps {
   config: Config;
@@ -31,18 +32,20 @@ export interface ChatDeps {
 }
 
 /** Names the client's fields that the model's family left out, when there are any. */
-const droppedHeader = (admitted: Admitted): Record<string, string> =>
+export const droppedHeader = (admitted: Pick<Admitted, "upstream">): Record<string, string> =>
   admitted.upstream.dropped.length > 0 ? { "x-gateway-dropped-params": admitted.upstream.dropped.join(",") } : {};
 
 /**
  * Streams: the relay runs against the response's sink. A client that leaves is released at
  * once, unless the policy is to read the provider's stream on and charge it.
  */
-function streamed(
+export function streamed(
   ports: ChatPorts,
   admitted: Admitted,
   client: { upstream: AbortController; detach(): void },
   record: RequestRecord,
+  /** How the client's events are written: chat chunks as they are unless another API's front door rewrites them. */
+  sinkFor: (sink: StreamSink) => StreamSink = (sink) => sink,
 ): Promise<Response> {
   const { upstream } = client;
   return openStream(ports, admitted).then((relay) => {
@@ -50,7 +53,7 @@ function streamed(
     if (relay.chargeWhenGone) client.detach();
     return sseResponse(
       {
-        relay: (sink) => relayStream(relay, sink),
+        relay: (sink) => relayStream(relay, sinkFor(sink)),
         clientLeft: async () => {
           record.clientDisconnected();
           if (relay.chargeWhenGone) return;
@@ -63,12 +66,23 @@ function streamed(
   });
 }
 
-async function serveChat(
+/** A request on one of the chat pipeline's front doors, authenticated and read, ready to be admitted. */
+export interface PipelineRequest {
+  body: { value: unknown; bytes: number };
+  ports: ChatPorts;
+  /** The call to admit, but for the request the front door parses from the body. */
+  call: Omit<ChatCall, "request">;
+  /** Aborted when the client leaves; `detach` stops that (a charged stream reads on). */
+  client: { upstream: AbortController; detach(): void };
+}
+
+/** Authenticates and reads a request to the chat pipeline, and ties its provider exchange to the client. */
+export async function pipelineRequest(
   request: Request,
   deps: ChatDeps & { provider: ChatProvider },
   leases: LeaseKeeper,
   record: RequestRecord,
-): Promise<Response> {
+): Promise<PipelineRequest> {
   const { config, now } = deps;
   // What this request logs beside its request line carries its ID, to be found together.
   const log = withFields(deps.log, { requestId: record.id });
@@ -81,7 +95,6 @@ async function serveChat(
 
   const body = await readJsonBody(request);
   if (!body.ok) throw body.error;
-  const chat = parseChatRequest(body.value);
 
   const ports: ChatPorts = {
     store: guardedBilling(deps.store, { leases, log, now }, deadlineMs),
@@ -97,9 +110,8 @@ async function serveChat(
   const onClientGone = () => upstream.abort();
   request.signal.addEventListener("abort", onClientGone, { once: true });
   if (request.signal.aborted) onClientGone();
-  const admitted = await admitChat(ports, {
+  const call = {
     caller,
-    request: chat,
     bodyBytes: body.bytes,
     policy: { maxConcurrentRequests: config.maxConcurrentRequestsPerAccount, dashboardUrl: config.dashboardUrl },
     leaseMs: config.reservationLeaseMs,
@@ -107,15 +119,43 @@ async function serveChat(
     observer: record,
     signal: upstream.signal,
     chargeWhenGone: config.streamDisconnectPolicy === "charge",
-  });
+  };
   const detach = () => request.signal.removeEventListener("abort", onClientGone);
-  if (chat.stream) return streamed(ports, admitted, { upstream, detach }, record);
+  return { body, ports, call, client: { upstream, detach } };
+}
+
+async function serveChat(
+  request: Request,
+  deps: ChatDeps & { provider: ChatProvider },
+  leases: LeaseKeeper,
+  record: RequestRecord,
+): Promise<Response> {
+  const { body, ports, call, client } = await pipelineRequest(request, deps, leases, record);
+  const chat = parseChatRequest(body.value);
+  const admitted = await admitChat(ports, { ...call, request: chat });
+  if (chat.stream) return streamed(ports, admitted, client, record);
   try {
     return json(await completeChat(ports, admitted), 200, droppedHeader(admitted));
   } finally {
-    detach();
+    client.detach();
   }
 }
+
+type Serve = (request: Request, deps: ChatDeps & { provider: ChatProvider }, leases: LeaseKeeper, record: RequestRecord) => Promise<Response>;
+
+/** A front door's handler: its request served, its failures rendered in the chat error shape. */
+export const pipelineHandler =
+  (serve: Serve, deps: ChatDeps & { provider: ChatProvider }, leases: LeaseKeeper) =>
+  async ({ request }: { request: Request }): Promise<Response> => {
+    const record = requestRecord(request);
+    try {
+      return await serve(request, deps, leases, record);
+    } catch (error) {
+      if (isAppError(error)) return chatError(error);
+      deps.log.error("unhandled error on the chat path", { requestId: record.id, error });
+      return chatError(new AppError("internal", "Internal server error"));
+    }
+  };
 
 /** `leases` keeps this process's open reservations alive; graceful shutdown waits for it to empty. */
 export function chatRoutes(deps: ChatDeps, leases: LeaseKeeper) {
@@ -126,15 +166,7 @@ export function chatRoutes(deps: ChatDeps, leases: LeaseKeeper) {
     observe: (name, keyIndex, outcome) => deps.metrics.providerAttempt(name, keyIndex, outcome),
   });
   return new Elysia({ name: "chat" })
-    .post("/v1/chat/completions", async ({ request }) => {
-      const record = requestRecord(request);
-      try {
-        return await serveChat(request, { ...deps, provider }, leases, record);
-      } catch (error) {
-        if (isAppError(error)) return chatError(error);
-        deps.log.error("unhandled error on the chat path", { requestId: record.id, error });
-        return chatError(new AppError("internal", "Internal server error"));
-      }
-    })
-    .all("/v1/chat/completions", methodNotAllowed(chatError, "POST"));
+    .post("/v1/chat/completions", pipelineHandler(serveChat, { ...deps, provider }, leases))
+    .all("/v1/chat/completions", methodNotAllowed(chatError, "POST"))
+    .use(responsesRoutes({ ...deps, provider }, leases));
 }

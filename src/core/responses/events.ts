@@ -1,0 +1,144 @@
+// A Responses stream (platform.openai.com/docs/api-reference/responses-streaming) written from
+// what the chat relay emits: chat chunks (translated providers) or native events carried in
+// chunks (native.ts), the final one with the usage and its charge, or the relay's error. Each
+// event goes out as `event: <type>` and `data: {type, sequence_number, ...}`.
+import type { StreamSink } from "../chat/relay.ts";
+import type { ResponsesRequest } from "./request.ts";
+import { fromNative, functionCallItem, messageItem, outcomeOf, responseObject, responsesUsage, type ResponseHead } from "./response.ts";
+
+type Fields = Record<string, unknown>;
+
+interface OpenItem {
+  id: string;
+  kind: "text" | "call";
+  text: string;
+  call_id: string;
+  name: string;
+}
+
+const objectOr = (value: unknown): Fields => (typeof value === "object" && value !== null ? (value as Fields) : {});
+
+/** Rewrites the chat relay's payloads as Responses events onto `sink`. */
+export class ResponseEvents implements StreamSink {
+  private sequence = 0;
+  private out = "";
+  private head: ResponseHead | null = null;
+  private readonly items: OpenItem[] = [];
+  private readonly calls = new Map<number, OpenItem>();
+  private text: OpenItem | null = null;
+
+  constructor(private readonly sink: StreamSink, private readonly request: ResponsesRequest, private readonly model: string, private readonly now: () => number) {}
+
+  get gone(): boolean {
+    return this.sink.gone;
+  }
+
+  flush(): Promise<void> {
+    return this.sink.flush();
+  }
+
+  emit(payload: string): void {
+    for (const event of payload.split("\n\n")) {
+      if (event.startsWith("data: ") && event !== "data: [DONE]") this.read(JSON.parse(event.slice("data: ".length)) as Fields);
+    }
+    const out = this.out;
+    this.out = "";
+    if (out) this.sink.emit(out);
+  }
+
+  private send(type: string, fields: Fields): void {
+    this.out += `event: ${type}\ndata: ${JSON.stringify({ type, sequence_number: this.sequence++, ...fields })}\n\n`;
+  }
+
+  private read(chunk: Fields): void {
+    if (chunk.error) return this.failed(objectOr(chunk.error));
+    if (chunk.event) return this.native(objectOr(chunk.event), chunk.usage);
+    this.started(chunk);
+    const choice = objectOr((chunk.choices as unknown[] | undefined)?.[0]);
+    const delta = objectOr(choice.delta);
+    if (typeof delta.content === "string" && delta.content) this.textDelta(delta.content);
+    if (Array.isArray(delta.tool_calls)) for (const call of delta.tool_calls) this.callDelta(objectOr(call));
+    if (choice.finish_reason != null || chunk.usage) this.completed(choice.finish_reason, chunk.usage);
+  }
+
+  /** A native event as the provider sent it, renumbered, with the public model and, at the end, the charged usage. */
+  private native(event: Fields, wireUsage: unknown): void {
+    const { type, sequence_number: _sequence, ...fields } = event;
+    if (typeof fields.response === "object" && fields.response !== null) {
+      const response = fields.response as Fields;
+      fields.response = wireUsage ? fromNative(response, this.model, wireUsage) : { ...response, model: this.model };
+      this.head ??= { id: String(response.id), created_at: Number(response.created_at), model: this.model };
+    }
+    this.send(String(type), fields);
+  }
+
+  private started(chunk: Fields): void {
+    if (this.head) return;
+    const created = Number.isInteger(chunk.created) ? Number(chunk.created) : Math.floor(this.now() / 1000);
+    this.head = { id: `resp_${String(chunk.id ?? crypto.randomUUID()).replace(/^chatcmpl-/, "")}`, created_at: created, model: this.model };
+    const response = responseObject(this.head, this.request, { status: "in_progress", output: [], usage: null });
+    this.send("response.created", { response });
+    this.send("response.in_progress", { response });
+  }
+
+  private open(kind: OpenItem["kind"], call: { call_id: string; name: string } = { call_id: "", name: "" }): OpenItem {
+    const item: OpenItem = { id: `${kind === "text" ? "msg" : "fc"}_${this.head?.id.slice(5)}_${this.items.length}`, kind, text: "", ...call };
+    this.items.push(item);
+    this.send("response.output_item.added", { output_index: this.items.length - 1, item: this.itemOf(item, "in_progress") });
+    if (kind === "text") {
+      this.send("response.content_part.added", { item_id: item.id, output_index: this.items.length - 1, content_index: 0, part: { type: "output_text", text: "", annotations: [] } });
+    }
+    return item;
+  }
+
+  private itemOf(item: OpenItem, status: string): Fields {
+    if (item.kind === "text") return messageItem(item.id, item.text, status);
+    return functionCallItem(item.id, { call_id: item.call_id, name: item.name, arguments: item.text }, status);
+  }
+
+  private textDelta(delta: string): void {
+    this.text ??= this.open("text");
+    this.text.text += delta;
+    this.send("response.output_text.delta", { item_id: this.text.id, output_index: this.items.indexOf(this.text), content_index: 0, delta, logprobs: [] });
+  }
+
+  private callDelta(call: Fields): void {
+    const index = Number(call.index ?? 0);
+    const fn = objectOr(call.function);
+    let item = this.calls.get(index);
+    if (!item) {
+      item = this.open("call", { call_id: String(call.id ?? `call_${index}`), name: String(fn.name ?? "") });
+      this.calls.set(index, item);
+    }
+    if (typeof fn.arguments === "string" && fn.arguments) {
+      item.text += fn.arguments;
+      this.send("response.function_call_arguments.delta", { item_id: item.id, output_index: this.items.indexOf(item), delta: fn.arguments });
+    }
+  }
+
+  /** Each open item's closing events, then the Response with its usage and charge. */
+  private completed(finishReason: unknown, wireUsage: unknown): void {
+    this.items.forEach((item, output_index) => {
+      const ids = { item_id: item.id, output_index };
+      if (item.kind === "text") {
+        this.send("response.output_text.done", { ...ids, content_index: 0, text: item.text, logprobs: [] });
+        this.send("response.content_part.done", { ...ids, content_index: 0, part: { type: "output_text", text: item.text, annotations: [] } });
+      } else {
+        this.send("response.function_call_arguments.done", { ...ids, name: item.name, arguments: item.text });
+      }
+      this.send("response.output_item.done", { output_index, item: this.itemOf(item, "completed") });
+    });
+    const outcome = outcomeOf(finishReason);
+    const output = this.items.map((item) => this.itemOf(item, "completed"));
+    const response = responseObject(this.head!, this.request, { ...outcome, output, usage: responsesUsage(wireUsage) });
+    this.send(outcome.status === "completed" ? "response.completed" : "response.incomplete", { response });
+  }
+
+  /** The relay's error event (the provider failed, or the charge could not be written) as `response.failed`. */
+  private failed(error: Fields): void {
+    const head = this.head ?? { id: `resp_${crypto.randomUUID()}`, created_at: Math.floor(this.now() / 1000), model: this.model };
+    const output = this.items.map((item) => this.itemOf(item, "incomplete"));
+    const failure = { code: error.code === "503" ? "server_error" : "upstream_error", message: String(error.message ?? "") };
+    this.send("response.failed", { response: responseObject(head, this.request, { status: "failed", output, usage: null, error: failure }) });
+  }
+}

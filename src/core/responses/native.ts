@@ -1,0 +1,81 @@
+// Forwarding to providers that have the Responses API themselves (OpenAI:
+// platform.openai.com/docs/api-reference/responses; xAI: docs.x.ai, "Responses API"). The body
+// is the client's, stateless (`store: false`); answers and events come back wrapped as chat
+// completions and chunks, so that the chat pipeline settles them as it settles chat.
+import type { Model, Provider } from "../catalog.ts";
+import { AppError } from "../errors.ts";
+import type { UpstreamRequest } from "../chat/families.ts";
+import type { ChatProvider } from "../chat/provider.ts";
+import type { ResponsesRequest } from "./request.ts";
+import { chatUsageOf } from "./response.ts";
+
+type Fields = Record<string, unknown>;
+
+/** Providers whose API reference documents `POST /v1/responses`. */
+const NATIVE: readonly Provider[] = ["openai", "xai"];
+
+export const speaksResponses = (model: Model): boolean => NATIVE.includes(model.provider);
+
+/** The Responses fields forwarded natively, beside model, input, the ceiling, stream and store. */
+const FORWARDED = [
+  "instructions", "tools", "tool_choice", "temperature", "top_p", "text", "reasoning", "parallel_tool_calls", "metadata", "user",
+  "safety_identifier", "prompt_cache_key", "service_tier", "include",
+] as const satisfies readonly (keyof ResponsesRequest)[];
+
+// Where the chat fields a family rejects (families.ts) sit in a Responses body.
+const RESPONSES_NAME: Record<string, string> = { reasoning_effort: "reasoning", verbosity: "text.verbosity", response_format: "text.format" };
+
+/**
+ * The native body: the client's forwarded fields less those the model's family rejects
+ * (`chatDropped`, in chat's names), the provider's model name, the ceiling, and `store: false`.
+ */
+export function nativeBody(request: ResponsesRequest, model: Model, ceiling: number, chatDropped: readonly string[]): UpstreamRequest {
+  const dropped = chatDropped.map((name) => RESPONSES_NAME[name] ?? name);
+  const body: Fields = { model: model.upstreamModel, input: request.input };
+  for (const field of FORWARDED) {
+    if (request[field] === undefined || dropped.includes(field)) continue;
+    body[field] = request[field];
+  }
+  if (dropped.includes("text.verbosity") && request.text) {
+    const { verbosity: _verbosity, ...text } = request.text;
+    body.text = text;
+  }
+  body.max_output_tokens = ceiling;
+  body.store = false; // the gateway is stateless: nothing is kept at the provider either
+  if (request.stream) body.stream = true;
+  return { body, dropped };
+}
+
+/** A native Response wrapped as a chat completion: its usage in chat's names, the Response beside it. */
+function wrapAnswer(answer: unknown): unknown {
+  // Anything else is not a Response: the pipeline answers it as a malformed answer (502).
+  if (typeof answer !== "object" || answer === null || (answer as Fields).object !== "response") return undefined;
+  const native = answer as Fields;
+  return { id: native.id, created: native.created_at, choices: [], usage: chatUsageOf(native.usage), response: native };
+}
+
+/** Terminal events that carry the usage to charge. */
+const FINISHED = new Set(["response.completed", "response.incomplete"]);
+
+/** One native event wrapped as a chat chunk; the terminal one is the final chunk, with the usage. */
+function wrapEvent(data: string): string {
+  const event = JSON.parse(data) as Fields;
+  if (event.type === "response.failed" || event.type === "error") throw new AppError("provider_error", "Upstream provider request failed");
+  if (FINISHED.has(String(event.type))) {
+    const usage = chatUsageOf((event.response as Fields | undefined)?.usage);
+    return JSON.stringify({ choices: [{ index: 0, delta: {}, finish_reason: "stop" }], usage, event });
+  }
+  return JSON.stringify({ choices: [{ index: 0, delta: {}, finish_reason: null }], event });
+}
+
+async function* wrapEvents(reads: AsyncIterable<string[]>): AsyncGenerator<string[]> {
+  for await (const read of reads) yield read.map(wrapEvent);
+}
+
+/** `inner`, calling the provider's Responses API and answering in the chat pipeline's terms. */
+export function nativeProvider(inner: ChatProvider): ChatProvider {
+  return {
+    complete: async (call) => wrapAnswer(await inner.complete({ ...call, endpoint: "/responses" })),
+    stream: async (call) => wrapEvents(await inner.stream({ ...call, endpoint: "/responses" })),
+  };
+}

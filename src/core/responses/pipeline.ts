@@ -1,0 +1,34 @@
+// A Responses API request on the chat pipeline: admitted as the chat request it amounts to
+// (same pricing, reservation and limits), forwarded natively or translated, and answered as a
+// Response with the same charge and usage log as chat.
+import { admitChat, completeChat, type Admitted, type ChatCall, type ChatPorts } from "../chat/pipeline.ts";
+import { nativeBody, nativeProvider, speaksResponses } from "./native.ts";
+import type { ResponsesRequest } from "./request.ts";
+import { fromCompletion, fromNative } from "./response.ts";
+import { toChatRequest } from "./to-chat.ts";
+
+export interface AdmittedResponse {
+  /** The chat pipeline's ports, with the provider speaking the Responses API when forwarded natively. */
+  ports: ChatPorts;
+  admitted: Admitted;
+  request: ResponsesRequest;
+  native: boolean;
+}
+
+/**
+ * Prices and reserves a Responses request as the chat request it amounts to; for a provider
+ * with the Responses API, what is forwarded is the client's own body (less what the family rejects).
+ */
+export async function admitResponse(ports: ChatPorts, call: Omit<ChatCall, "request">, request: ResponsesRequest): Promise<AdmittedResponse> {
+  const admitted = await admitChat(ports, { ...call, request: toChatRequest(request) });
+  if (!speaksResponses(admitted.model)) return { ports, admitted, request, native: false };
+  const upstream = nativeBody(request, admitted.model, admitted.priced.ceiling, admitted.upstream.dropped);
+  return { ports: { ...ports, provider: nativeProvider(ports.provider) }, admitted: { ...admitted, upstream }, request, native: true };
+}
+
+/** Forwards a non-streamed request, charges its usage and answers the Response. */
+export async function completeResponse(admittedResponse: AdmittedResponse): Promise<Record<string, unknown>> {
+  const { ports, admitted, request, native } = admittedResponse;
+  const answer = await completeChat(ports, admitted);
+  return native ? fromNative(answer.response as Record<string, unknown>, admitted.model.id, answer.usage) : fromCompletion(answer, request);
+}

@@ -1,0 +1,157 @@
+// OpenAI's Responses API request (platform.openai.com/docs/api-reference/responses/create), the
+// stateless part the gateway serves, as a TypeBox schema with limits analogous to the chat
+// request's (docs/decisions.md, "Responses API"). Unknown fields are allowed and not forwarded.
+import { type Static, Type as T } from "@sinclair/typebox";
+import { TypeCompiler } from "@sinclair/typebox/compiler";
+import { AppError } from "../errors.ts";
+import { OPENAI_PARAMS } from "../chat/params.ts";
+
+const TEXT_LIMIT = 200_000;
+const text = T.String({ maxLength: TEXT_LIMIT });
+const oneOf = (...values: string[]) => T.Union(values.map((v) => T.Literal(v)));
+
+const Part = T.Union([
+  T.Object({ type: T.Union([T.Literal("input_text"), T.Literal("output_text")]), text }),
+  T.Object({ type: T.Literal("input_image"), image_url: T.Optional(T.String()), file_id: T.Optional(T.String()), detail: T.Optional(T.String()) }),
+  T.Object({ type: T.Literal("refusal"), refusal: text }),
+]);
+
+const Message = T.Object({
+  type: T.Optional(T.Literal("message")),
+  role: T.Union([T.Literal("user"), T.Literal("assistant"), T.Literal("system"), T.Literal("developer")]),
+  content: T.Union([text, T.Array(Part, { maxItems: 50 })]),
+});
+
+const FunctionCall = T.Object({
+  type: T.Literal("function_call"),
+  call_id: T.String({ minLength: 1, maxLength: 256 }),
+  name: T.String({ minLength: 1, maxLength: 64 }),
+  arguments: text,
+});
+
+const FunctionCallOutput = T.Object({
+  type: T.Literal("function_call_output"),
+  call_id: T.String({ minLength: 1, maxLength: 256 }),
+  output: T.Union([text, T.Array(Part, { maxItems: 50 })]),
+});
+
+// Reasoning items that reasoning models return, sent back by SDKs: forwarded natively, left out when translated.
+const Reasoning = T.Object({ type: T.Literal("reasoning") });
+
+const Item = T.Union([Message, FunctionCall, FunctionCallOutput, Reasoning]);
+
+const FunctionTool = T.Object({
+  type: T.Literal("function"),
+  name: T.String({ minLength: 1, maxLength: 64 }),
+  description: T.Optional(T.Union([T.String(), T.Null()])),
+  parameters: T.Optional(T.Union([T.Object({}), T.Null()])),
+  strict: T.Optional(T.Union([T.Boolean(), T.Null()])),
+});
+
+const Format = T.Union([
+  T.Object({ type: oneOf("text", "json_object") }),
+  T.Object({ type: T.Literal("json_schema"), name: T.String({ minLength: 1, maxLength: 64 }), schema: T.Object({}), strict: T.Optional(T.Union([T.Boolean(), T.Null()])), description: T.Optional(T.String()) }),
+]);
+
+export const MAX_INPUT_ITEMS = 200;
+
+export const ResponsesRequestSchema = T.Object({
+  model: T.String({ minLength: 1, maxLength: 128 }),
+  input: T.Union([text, T.Array(Item, { minItems: 1, maxItems: MAX_INPUT_ITEMS })]),
+  instructions: T.Optional(T.Union([text, T.Null()])),
+  tools: T.Optional(T.Array(T.Object({ type: T.String() }), { maxItems: 64 })),
+  tool_choice: T.Optional(T.Union([oneOf("none", "auto", "required"), T.Object({ type: T.Literal("function"), name: T.String({ minLength: 1 }) })])),
+  max_output_tokens: T.Optional(T.Union([T.Integer({ minimum: 1, maximum: 200_000 }), T.Null()])),
+  temperature: T.Optional(T.Union([T.Number({ minimum: 0, maximum: 2 }), T.Null()])),
+  top_p: T.Optional(T.Union([T.Number({ minimum: 0, maximum: 1 }), T.Null()])),
+  text: T.Optional(T.Object({ format: T.Optional(Format), verbosity: T.Optional(oneOf("low", "medium", "high")) })),
+  reasoning: T.Optional(T.Union([T.Object({ effort: T.Optional(T.Union([OPENAI_PARAMS.reasoning_effort.schema, T.Null()])), summary: T.Optional(T.Unknown()) }), T.Null()])),
+  parallel_tool_calls: T.Optional(T.Union([T.Boolean(), T.Null()])),
+  metadata: T.Optional(T.Union([OPENAI_PARAMS.metadata.schema, T.Null()])),
+  user: T.Optional(OPENAI_PARAMS.user.schema),
+  safety_identifier: T.Optional(OPENAI_PARAMS.safety_identifier.schema),
+  prompt_cache_key: T.Optional(OPENAI_PARAMS.prompt_cache_key.schema),
+  service_tier: T.Optional(OPENAI_PARAMS.service_tier.schema),
+  stream: T.Optional(T.Union([T.Boolean(), T.Null()])),
+  store: T.Optional(T.Union([T.Boolean(), T.Null()])),
+  previous_response_id: T.Optional(T.Union([T.String(), T.Null()])),
+  include: T.Optional(T.Union([T.Array(T.String(), { maxItems: 16 }), T.Null()])),
+});
+
+export type ResponsesRequest = Static<typeof ResponsesRequestSchema>;
+export type InputItem = Static<typeof Item>;
+export type FunctionToolSpec = Static<typeof FunctionTool>;
+
+const RULES: Record<string, string> = {
+  model: "must be a non-empty string of at most 128 characters",
+  input: `must be a string of at most ${TEXT_LIMIT} characters or an array of 1 to ${MAX_INPUT_ITEMS} items (message, function_call, function_call_output)`,
+  instructions: `must be a string of at most ${TEXT_LIMIT} characters`,
+  tools: "must be an array of at most 64 function tools {type: \"function\", name, description, parameters}",
+  tool_choice: "must be none, auto, required or {type: \"function\", name}",
+  max_output_tokens: "must be an integer from 1 to 200000",
+  temperature: "must be a number from 0 to 2",
+  top_p: "must be a number from 0 to 1",
+  text: "must be {format?: {type: text | json_object | json_schema}, verbosity?}; json_schema needs name and schema",
+  reasoning: "must be {effort?: none | minimal | low | medium | high | xhigh}",
+  parallel_tool_calls: "must be a boolean",
+  stream: "must be a boolean",
+  store: "must be a boolean",
+  include: "must be an array of at most 16 strings",
+  ...Object.fromEntries((["metadata", "user", "safety_identifier", "prompt_cache_key", "service_tier"] as const).map((p) => [p, OPENAI_PARAMS[p].rule])),
+};
+
+const compiled = TypeCompiler.Compile(ResponsesRequestSchema);
+const compiledTool = TypeCompiler.Compile(FunctionTool);
+const TOOLS_LIMIT_BYTES = 65_536;
+const FORMAT_LIMIT_BYTES = 32_768;
+const utf8Length = (value: unknown): number => Buffer.byteLength(JSON.stringify(value), "utf8");
+const invalid = (message: string) => new AppError("invalid_request_error", message);
+
+/** Names the offending field from TypeBox's JSON pointer: a top-level field or one input item. */
+function describe(body: Record<string, unknown>, pointer: string): string {
+  const [top = "", index] = pointer.split("/").slice(1);
+  if (top === "input" && index !== undefined) {
+    return `input[${index}] must be a message {role, content} with input_text, output_text or input_image parts, a function_call {call_id, name, arguments} or a function_call_output {call_id, output}`;
+  }
+  if (!(top in body)) return `${top} is required`;
+  return `${top} ${RULES[top] ?? "is invalid"}`;
+}
+
+/** What a stateless gateway cannot do, said as such rather than done silently. */
+function refuseStatefulOrServerSide(body: ResponsesRequest): void {
+  if (body.previous_response_id) {
+    throw invalid("previous_response_id is not supported: this gateway does not store responses; send the whole conversation in input");
+  }
+  if (body.store === true) throw invalid("store: true is not supported: this gateway does not store responses; leave store out or set it to false");
+  const serverSide = (body.tools ?? []).find((tool) => tool.type !== "function");
+  if (serverSide) {
+    throw invalid(`Server-side tools are not supported (tools contains type "${serverSide.type}"); only function tools are`);
+  }
+  (body.tools ?? []).forEach((tool, i) => {
+    if (!compiledTool.Check(tool)) throw invalid(`Invalid request: tools[${i}] must be {type: "function", name, description?, parameters?, strict?}`);
+  });
+}
+
+/**
+ * Checks a parsed body against the Responses rules the gateway serves and returns it typed, or
+ * throws a 400 `invalid_request_error` naming the offending field or the unsupported feature.
+ */
+export function parseResponsesRequest(body: unknown): ResponsesRequest {
+  if (typeof body !== "object" || body === null || Array.isArray(body)) throw invalid("Request body must be a JSON object");
+  const fields = body as Record<string, unknown>;
+  if (Array.isArray(fields.input)) {
+    const reference = fields.input.findIndex((item) => (item as { type?: unknown } | null)?.type === "item_reference");
+    if (reference >= 0) throw invalid(`input[${reference}] is an item_reference: this gateway does not store items; send the item itself`);
+  }
+  if (!compiled.Check(body)) {
+    throw invalid(`Invalid request: ${describe(fields, compiled.Errors(body).First()?.path ?? "")}`);
+  }
+  refuseStatefulOrServerSide(body);
+  if (body.tools !== undefined && utf8Length(body.tools) > TOOLS_LIMIT_BYTES) {
+    throw invalid(`Invalid request: tools exceed ${TOOLS_LIMIT_BYTES} bytes when serialized`);
+  }
+  if (body.text?.format !== undefined && utf8Length(body.text.format) > FORMAT_LIMIT_BYTES) {
+    throw invalid(`Invalid request: text.format exceeds ${FORMAT_LIMIT_BYTES} bytes when serialized`);
+  }
+  return body;
+}

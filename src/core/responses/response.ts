@@ -1,0 +1,107 @@
+// The Response object (platform.openai.com/docs/api-reference/responses/object) as the client
+// gets it: built from a chat completion for translated providers, and the usage in the
+// Responses API's names with the exact charge, for both translated and native answers.
+import type { ResponsesRequest } from "./request.ts";
+
+type Fields = Record<string, unknown>;
+const objectOr = (value: unknown): Fields => (typeof value === "object" && value !== null && !Array.isArray(value) ? (value as Fields) : {});
+
+/** The gateway's normalised chat usage (`wireUsage`, with `cost_usd`) in the Responses API's names. */
+export function responsesUsage(wire: unknown): Fields {
+  const u = objectOr(wire);
+  return {
+    input_tokens: u.prompt_tokens,
+    input_tokens_details: u.prompt_tokens_details,
+    output_tokens: u.completion_tokens,
+    output_tokens_details: u.completion_tokens_details,
+    total_tokens: u.total_tokens,
+    cost_usd: u.cost_usd,
+  };
+}
+
+/** A native answer's usage in chat's names, for `readUsage` to normalise in the provider's dialect. */
+export function chatUsageOf(native: unknown): Fields | undefined {
+  if (typeof native !== "object" || native === null) return undefined;
+  const u = native as Fields;
+  return {
+    prompt_tokens: u.input_tokens,
+    completion_tokens: u.output_tokens,
+    prompt_tokens_details: objectOr(u.input_tokens_details),
+    completion_tokens_details: objectOr(u.output_tokens_details),
+  };
+}
+
+/** A chat finish_reason as the Response's status and incomplete_details. */
+export function outcomeOf(finishReason: unknown): { status: string; incomplete_details: Fields | null } {
+  if (finishReason === "length") return { status: "incomplete", incomplete_details: { reason: "max_output_tokens" } };
+  if (finishReason === "content_filter") return { status: "incomplete", incomplete_details: { reason: "content_filter" } };
+  return { status: "completed", incomplete_details: null };
+}
+
+/** The request's settings as a Response echoes them. */
+function echoed(request: ResponsesRequest): Fields {
+  return {
+    instructions: request.instructions ?? null,
+    max_output_tokens: request.max_output_tokens ?? null,
+    metadata: request.metadata ?? {},
+    parallel_tool_calls: request.parallel_tool_calls ?? true,
+    previous_response_id: null,
+    reasoning: { effort: request.reasoning?.effort ?? null, summary: null },
+    store: false,
+    temperature: request.temperature ?? null,
+    text: { format: request.text?.format ?? { type: "text" }, ...(request.text?.verbosity ? { verbosity: request.text.verbosity } : {}) },
+    tool_choice: request.tool_choice ?? "auto",
+    tools: request.tools ?? [],
+    top_p: request.top_p ?? null,
+    truncation: "disabled",
+    user: request.user ?? null,
+  };
+}
+
+export interface ResponseHead {
+  id: string;
+  created_at: number;
+  model: string;
+}
+
+/** A Response object: its head, the request's echo, its status, output and usage. */
+export function responseObject(head: ResponseHead, request: ResponsesRequest, rest: { status: string; output: Fields[]; usage: Fields | null; incomplete_details?: Fields | null; error?: Fields | null }): Fields {
+  return { id: head.id, object: "response", created_at: head.created_at, status: rest.status, error: rest.error ?? null, incomplete_details: rest.incomplete_details ?? null, model: head.model, output: rest.output, ...echoed(request), usage: rest.usage };
+}
+
+export const messageItem = (id: string, text: string, status = "completed"): Fields => ({
+  id, type: "message", status, role: "assistant", content: [{ type: "output_text", text, annotations: [], logprobs: [] }],
+});
+
+export const functionCallItem = (id: string, call: { call_id: string; name: string; arguments: string }, status = "completed"): Fields => ({
+  id, type: "function_call", status, ...call,
+});
+
+/** The output items of a chat completion's first choice: its text, refusal and tool calls. */
+function outputOf(message: Fields, suffix: string): Fields[] {
+  const output: Fields[] = [];
+  if (typeof message.content === "string" && message.content.length > 0) output.push(messageItem(`msg_${suffix}`, message.content));
+  if (typeof message.refusal === "string" && message.refusal.length > 0) {
+    output.push({ id: `msg_${suffix}_refusal`, type: "message", status: "completed", role: "assistant", content: [{ type: "refusal", refusal: message.refusal }] });
+  }
+  const calls = Array.isArray(message.tool_calls) ? (message.tool_calls as Fields[]) : [];
+  calls.forEach((call, i) => {
+    const fn = objectOr(call.function);
+    output.push(functionCallItem(`fc_${suffix}_${i}`, { call_id: String(call.id ?? `call_${suffix}_${i}`), name: String(fn.name ?? ""), arguments: String(fn.arguments ?? "") }));
+  });
+  return output;
+}
+
+/** The Response for a chat completion as the chat pipeline answers it (public model, usage with its charge). */
+export function fromCompletion(completion: Fields, request: ResponsesRequest): Fields {
+  const suffix = String(completion.id ?? crypto.randomUUID()).replace(/^chatcmpl-/, "");
+  const choice = objectOr((completion.choices as unknown[] | undefined)?.[0]);
+  return responseObject(
+    { id: `resp_${suffix}`, created_at: Number(completion.created), model: String(completion.model) },
+    request,
+    { ...outcomeOf(choice.finish_reason), output: outputOf(objectOr(choice.message), suffix), usage: responsesUsage(completion.usage) },
+  );
+}
+
+/** A native Response as the client gets it: the public model ID and the usage with its charge. */
+export const fromNative = (native: Fields, model: string, wire: unknown): Fields => ({ ...native, model, usage: responsesUsage(wire) });
