@@ -1,0 +1,164 @@
+// A provider on loopback that speaks both of OpenAI's dialects for one scripted answer: the
+// Responses API on POST /v1/responses, as documented at
+// https://platform.openai.com/docs/api-reference/responses/create (the Response object) and
+// https://platform.openai.com/docs/api-reference/responses-streaming (its events, each
+// `event: <type>` and `data: {type, sequence_number, ...}`), and Chat Completions on
+// POST /v1/chat/completions. It records what it was sent.
+
+export interface Script {
+  /** The assistant's text, or a function call instead. */
+  text?: string;
+  call?: { call_id: string; name: string; arguments: string };
+  usage: { input: number; output: number; cached?: number; reasoning?: number };
+  /** Answer this status with an OpenAI-style error body. */
+  status?: number;
+  /** Streams: after the first events, go silent until the client leaves. */
+  stall?: boolean;
+}
+
+export interface FakeResponsesProvider {
+  baseUrl: string;
+  received: { path: string; body: Record<string, unknown> }[];
+  script(next: Script): void;
+  openStreams(): number;
+  stop(): Promise<void>;
+}
+
+type Fields = Record<string, unknown>;
+
+function nativeUsage(u: Script["usage"]): Fields {
+  return {
+    input_tokens: u.input, input_tokens_details: { cached_tokens: u.cached ?? 0 },
+    output_tokens: u.output, output_tokens_details: { reasoning_tokens: u.reasoning ?? 0 }, total_tokens: u.input + u.output,
+  };
+}
+
+function nativeItem(s: Script): Fields {
+  if (s.call) return { id: "fc_fake", type: "function_call", status: "completed", ...s.call };
+  return { id: "msg_fake", type: "message", status: "completed", role: "assistant", content: [{ type: "output_text", text: s.text ?? "", annotations: [] }] };
+}
+
+function nativeResponse(s: Script, body: Fields, status: string): Fields {
+  return {
+    id: "resp_fake", object: "response", created_at: 1_741_476_542, status, error: null, incomplete_details: null,
+    instructions: body.instructions ?? null, max_output_tokens: body.max_output_tokens ?? null, model: body.model,
+    output: status === "completed" ? [nativeItem(s)] : [], parallel_tool_calls: true, previous_response_id: null,
+    reasoning: { effort: null, summary: null }, store: false, temperature: 1, text: { format: { type: "text" } },
+    tool_choice: "auto", tools: [], top_p: 1, truncation: "disabled",
+    usage: status === "completed" ? nativeUsage(s.usage) : null, user: null, metadata: {},
+  };
+}
+
+/** The documented event sequence of a streamed Response. */
+function nativeEvents(s: Script, body: Fields): Fields[] {
+  const item = nativeItem(s);
+  const added = { ...item, status: "in_progress", ...(s.call ? { arguments: "" } : { content: [] }) };
+  const ids = { item_id: item.id, output_index: 0 };
+  const middle: Fields[] = s.call
+    ? [
+        { type: "response.function_call_arguments.delta", ...ids, delta: s.call.arguments },
+        { type: "response.function_call_arguments.done", ...ids, arguments: s.call.arguments },
+      ]
+    : [
+        { type: "response.content_part.added", ...ids, content_index: 0, part: { type: "output_text", text: "", annotations: [] } },
+        ...(s.text ?? "").split(" ").map((word, i) => ({ type: "response.output_text.delta", ...ids, content_index: 0, delta: i ? ` ${word}` : word })),
+        { type: "response.output_text.done", ...ids, content_index: 0, text: s.text },
+        { type: "response.content_part.done", ...ids, content_index: 0, part: { type: "output_text", text: s.text, annotations: [] } },
+      ];
+  return [
+    { type: "response.created", response: nativeResponse(s, body, "in_progress") },
+    { type: "response.in_progress", response: nativeResponse(s, body, "in_progress") },
+    { type: "response.output_item.added", output_index: 0, item: added },
+    ...middle,
+    { type: "response.output_item.done", output_index: 0, item },
+    { type: "response.completed", response: nativeResponse(s, body, "completed") },
+  ].map((event, sequence_number) => ({ ...event, sequence_number }));
+}
+
+const chatUsage = (u: Script["usage"]): Fields => ({
+  prompt_tokens: u.input, completion_tokens: u.output, total_tokens: u.input + u.output,
+  prompt_tokens_details: { cached_tokens: u.cached ?? 0 }, completion_tokens_details: { reasoning_tokens: u.reasoning ?? 0 },
+});
+
+const toolCall = (call: NonNullable<Script["call"]>) => ({ id: call.call_id, type: "function", function: { name: call.name, arguments: call.arguments } });
+
+function chatCompletion(s: Script, body: Fields): Fields {
+  const message = s.call ? { role: "assistant", content: null, tool_calls: [toolCall(s.call)] } : { role: "assistant", content: s.text };
+  return {
+    id: "chatcmpl-fake", object: "chat.completion", created: 1_741_476_542, model: body.model,
+    choices: [{ index: 0, message, finish_reason: s.call ? "tool_calls" : "stop" }], usage: chatUsage(s.usage),
+  };
+}
+
+function chatChunks(s: Script, body: Fields): Fields[] {
+  const chunk = (delta: Fields, finish: string | null) => ({
+    id: "chatcmpl-fake", object: "chat.completion.chunk", created: 1_741_476_542, model: body.model, choices: [{ index: 0, delta, finish_reason: finish }],
+  });
+  const deltas: Fields[] = s.call
+    ? [{ role: "assistant", tool_calls: [{ index: 0, ...toolCall({ ...s.call, arguments: "" }) }] }, { tool_calls: [{ index: 0, function: { arguments: s.call.arguments } }] }]
+    : [{ role: "assistant", content: "" }, ...(s.text ?? "").split(" ").map((word, i) => ({ content: i ? ` ${word}` : word }))];
+  return [
+    ...deltas.map((d) => chunk(d, null)),
+    chunk({}, s.call ? "tool_calls" : "stop"),
+    { id: "chatcmpl-fake", object: "chat.completion.chunk", created: 1_741_476_542, model: body.model, choices: [], usage: chatUsage(s.usage) },
+  ];
+}
+
+export function startFakeResponsesProvider(): FakeResponsesProvider {
+  let script: Script = { text: "Hello there", usage: { input: 10, output: 2 } };
+  let open = 0;
+  const received: FakeResponsesProvider["received"] = [];
+  const encoder = new TextEncoder();
+
+  function stream(request: Request, events: string[], stall: boolean): Response {
+    open++;
+    let counted = true;
+    const done = () => {
+      if (counted) open--;
+      counted = false;
+    };
+    return new Response(
+      new ReadableStream({
+        async start(c) {
+          try {
+            c.enqueue(encoder.encode(events.slice(0, stall ? 2 : events.length).join("")));
+            if (stall) await new Promise((resolve) => request.signal.addEventListener("abort", resolve));
+            else c.close();
+          } finally {
+            done();
+          }
+        },
+        cancel: done,
+      }),
+      { headers: { "content-type": "text/event-stream" } },
+    );
+  }
+
+  const server = Bun.serve({
+    port: 0,
+    hostname: "127.0.0.1",
+    idleTimeout: 0,
+    async fetch(request) {
+      const path = new URL(request.url).pathname;
+      const body = (await request.json()) as Fields;
+      received.push({ path, body });
+      const s = script;
+      if (s.status) return Response.json({ error: { message: "fake failure", type: "server_error" } }, { status: s.status });
+      const native = path === "/v1/responses";
+      if (!body.stream) return Response.json(native ? nativeResponse(s, body, "completed") : chatCompletion(s, body));
+      const events = native
+        ? nativeEvents(s, body).map((e) => `event: ${e.type}\ndata: ${JSON.stringify(e)}\n\n`)
+        : [...chatChunks(s, body).map((e) => `data: ${JSON.stringify(e)}\n\n`), "data: [DONE]\n\n"];
+      return stream(request, events, Boolean(s.stall));
+    },
+  });
+  return {
+    baseUrl: `http://127.0.0.1:${server.port}/v1`,
+    received,
+    script: (next) => {
+      script = next;
+    },
+    openStreams: () => open,
+    stop: () => server.stop(true),
+  };
+}
