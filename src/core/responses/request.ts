@@ -102,6 +102,7 @@ const RULES: Record<string, string> = {
 
 const compiled = TypeCompiler.Compile(ResponsesRequestSchema);
 const compiledTool = TypeCompiler.Compile(FunctionTool);
+const compiledItem = TypeCompiler.Compile(Item);
 const TOOLS_LIMIT_BYTES = 65_536;
 const FORMAT_LIMIT_BYTES = 32_768;
 const utf8Length = (value: unknown): number => Buffer.byteLength(JSON.stringify(value), "utf8");
@@ -109,8 +110,10 @@ const invalid = (message: string) => new AppError("invalid_request_error", messa
 
 /** Names the offending field from TypeBox's JSON pointer: a top-level field or one input item. */
 function describe(body: Record<string, unknown>, pointer: string): string {
-  const [top = "", index] = pointer.split("/").slice(1);
-  if (top === "input" && index !== undefined) {
+  const [top = "", pointed] = pointer.split("/").slice(1);
+  // A union reports the array, not the item: find the first item that is none of the kinds.
+  const index = top === "input" && Array.isArray(body.input) ? (pointed ?? body.input.findIndex((item) => !compiledItem.Check(item))) : pointed;
+  if (top === "input" && index !== undefined && Number(index) >= 0) {
     return `input[${index}] must be a message {role, content} with input_text, output_text or input_image parts, a function_call {call_id, name, arguments} or a function_call_output {call_id, output}`;
   }
   if (!(top in body)) return `${top} is required`;
