@@ -72,6 +72,19 @@ describeEachDialect("Responses API errors", (dialect) => {
     await waitFor(() => fake.openStreams() === 0, "the upstream stream to be aborted");
   });
 
+  test.each([NATIVE, TRANSLATED])("%s: a stream the provider breaks ends with response.failed, nothing charged", async (model) => {
+    fake.script({ ...OK, broken: true });
+    const { secret, account } = await fundedKey(gateway().store, "2");
+    const res = await postResponses(gateway().url, secret, { model, input: "hi", stream: true });
+    const events = (await res.text()).split("\n\n").filter(Boolean).map((e) => JSON.parse(e.split("\ndata: ")[1]!));
+    // Natively the provider's first two events came before the bad one; translated, its first two chunks.
+    const before = model === NATIVE ? [] : ["response.output_item.added", "response.content_part.added", "response.output_text.delta"];
+    expect(events.map((e) => e.type)).toEqual(["response.created", "response.in_progress", ...before, "response.failed"]);
+    expect(events.map((e) => e.sequence_number)).toEqual(events.map((_, i) => i));
+    expect(events.at(-1).response).toMatchObject({ status: "failed", model, error: { code: "upstream_error", message: "Upstream provider request failed" } });
+    await expectReleased(account.id, 2_000_000_000n);
+  });
+
   test.each([NATIVE, TRANSLATED])("%s: a provider failure → 502 saying to retry, nothing charged", async (model) => {
     fake.script({ ...OK, status: 500 });
     const { secret, account } = await fundedKey(gateway().store, "2");

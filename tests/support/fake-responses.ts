@@ -14,6 +14,8 @@ export interface Script {
   status?: number;
   /** Streams: after the first events, go silent until the client leaves. */
   stall?: boolean;
+  /** Streams: after the first events, send one that is not JSON and end. */
+  broken?: boolean;
 }
 
 export interface FakeResponsesProvider {
@@ -110,7 +112,7 @@ export function startFakeResponsesProvider(): FakeResponsesProvider {
   const received: FakeResponsesProvider["received"] = [];
   const encoder = new TextEncoder();
 
-  function stream(request: Request, events: string[], stall: boolean): Response {
+  function stream(request: Request, events: string[], s: Script): Response {
     open++;
     let counted = true;
     const done = () => {
@@ -121,8 +123,10 @@ export function startFakeResponsesProvider(): FakeResponsesProvider {
       new ReadableStream({
         async start(c) {
           try {
-            c.enqueue(encoder.encode(events.slice(0, stall ? 2 : events.length).join("")));
-            if (stall) await new Promise((resolve) => request.signal.addEventListener("abort", resolve));
+            const cut = s.stall || s.broken;
+            c.enqueue(encoder.encode(events.slice(0, cut ? 2 : events.length).join("")));
+            if (s.broken) c.enqueue(encoder.encode("data: {not json\n\n"));
+            if (s.stall) await new Promise((resolve) => request.signal.addEventListener("abort", resolve));
             else c.close();
           } finally {
             done();
@@ -149,7 +153,7 @@ export function startFakeResponsesProvider(): FakeResponsesProvider {
       const events = native
         ? nativeEvents(s, body).map((e) => `event: ${e.type}\ndata: ${JSON.stringify(e)}\n\n`)
         : [...chatChunks(s, body).map((e) => `data: ${JSON.stringify(e)}\n\n`), "data: [DONE]\n\n"];
-      return stream(request, events, Boolean(s.stall));
+      return stream(request, events, s);
     },
   });
   return {

@@ -68,8 +68,18 @@ function wrapEvent(data: string): string {
   return JSON.stringify({ choices: [{ index: 0, delta: {}, finish_reason: null }], event });
 }
 
+/** The events of each read wrapped; those before a bad or failed one still reach the relay, then the failure. */
 async function* wrapEvents(reads: AsyncIterable<string[]>): AsyncGenerator<string[]> {
-  for await (const read of reads) yield read.map(wrapEvent);
+  for await (const read of reads) {
+    const wrapped: string[] = [];
+    try {
+      for (const data of read) wrapped.push(wrapEvent(data));
+    } catch (error) {
+      yield wrapped;
+      throw error;
+    }
+    yield wrapped;
+  }
 }
 
 /** `inner`, calling the provider's Responses API and answering in the chat pipeline's terms. */
