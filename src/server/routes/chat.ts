@@ -80,7 +80,6 @@ async function serveChat(
   record.identify(caller);
 
   const body = await readJsonBody(request);
-  if (!body.ok) throw body.error;
   const chat = parseChatRequest(body.value);
 
   const ports: ChatPorts = {
