@@ -3,7 +3,7 @@ import { hashKey, keyStatus, looksLikeKey } from "../core/keys.ts";
 import type { ApiKey, KeyHolder, KeyStore } from "../core/store.ts";
 import { bearerToken } from "./bearer.ts";
 
-export interface Caller {
+interface Caller {
   key: ApiKey;
   account: KeyHolder;
 }

@@ -4,7 +4,7 @@ import { AppError } from "../core/errors.ts";
 export const BODY_LIMIT_BYTES = 65_536;
 
 /** A parsed body with its size in bytes (the chat path bounds prompt tokens by it). */
-export interface JsonBody {
+interface JsonBody {
   value: unknown;
   bytes: number;
 }

@@ -10,7 +10,7 @@ import { RequestRecord, UNMATCHED_ROUTE } from "./request-record.ts";
 import { REQUEST_ID_HEADER, requestId } from "./request-id.ts";
 import { bearerToken } from "../bearer.ts";
 
-export interface ObservabilityDeps {
+interface ObservabilityDeps {
   config: Pick<Config, "basePath" | "metricsToken">;
   log: Logger;
   metrics: Metrics;

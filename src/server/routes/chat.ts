@@ -21,7 +21,7 @@ import type { Metrics } from "../observability/metrics.ts";
 import type { RequestRecord } from "../observability/request-record.ts";
 import { openAiCompatible } from "../providers/openai-compatible.ts";
 
-export interface ChatDeps {
+interface ChatDeps {
   config: Config;
   store: Store;
   catalog: CatalogCache;
