@@ -67,7 +67,7 @@ export function streamed(
 }
 
 /** A request on one of the chat pipeline's front doors, authenticated and read, ready to be admitted. */
-export interface PipelineRequest {
+interface PipelineRequest {
   body: { value: unknown; bytes: number };
   ports: ChatPorts;
   /** The call to admit, but for the request the front door parses from the body. */
@@ -94,7 +94,6 @@ export async function pipelineRequest(
   record.identify(caller);
 
   const body = await readJsonBody(request);
-  if (!body.ok) throw body.error;
 
   const ports: ChatPorts = {
     store: guardedBilling(deps.store, { leases, log, now }, deadlineMs),

@@ -1,18 +1,10 @@
-import { nanos, type Nanos } from "../../../core/money.ts";
+import { nanos } from "../../../core/money.ts";
 import type { Release } from "../../../core/store.ts";
 import { big, exec, first, type Work } from "../../sql.ts";
-import { writeUsageLog } from "./usage-log.ts";
+import { writeUsageLog, type Held } from "./usage-log.ts";
 import { countEnded } from "./windows.ts";
 
 /** A reservation as it was taken out of the table, by its settlement or its release. */
-export interface Held {
-  accountId: string;
-  keyId: string;
-  model: string;
-  requestedModel: string;
-  amount: Nanos;
-}
-
 /** Deletes the reservation and returns it; null when it is gone (settled, released or swept). */
 export function* takeReservation(id: string): Work<Held | null> {
   const row = yield* first(

@@ -2,7 +2,8 @@ import { nanos, type Nanos } from "../../../core/money.ts";
 import type { Settlement } from "../../../core/store.ts";
 import type { Work } from "../../sql.ts";
 import { appendLedger } from "../accounts.ts";
-import { takeReservation, type Held } from "./release.ts";
+import { takeReservation } from "./release.ts";
+import type { Held } from "./usage-log.ts";
 import { writeUsageLog } from "./usage-log.ts";
 import { countEnded } from "./windows.ts";
 

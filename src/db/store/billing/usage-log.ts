@@ -1,6 +1,14 @@
 import type { Nanos } from "../../../core/money.ts";
 import { exec, type Work } from "../../sql.ts";
-import type { Held } from "./release.ts";
+
+/** A reservation taken out of the reservations table, to be settled or released. */
+export interface Held {
+  accountId: string;
+  keyId: string;
+  model: string;
+  requestedModel: string;
+  amount: Nanos;
+}
 
 interface UsageLog {
   held: Held;

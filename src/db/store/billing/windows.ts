@@ -1,7 +1,7 @@
 import { minuteOf, windowStartMinute, type MinuteUsage } from "../../../core/hour-window.ts";
 import { nanos, type Nanos } from "../../../core/money.ts";
 import { big, exec, int, rows, type Work } from "../../sql.ts";
-import type { Held } from "./release.ts";
+import type { Held } from "./usage-log.ts";
 
 // Usage-window scopes: spend per account (the safety limit), spend and requests per key.
 export const accountScope = (accountId: string) => `a:${accountId}`;
