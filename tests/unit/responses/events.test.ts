@@ -1,0 +1,65 @@
+// The chat relay's payloads rewritten as Responses events: translated chunks, native events
+// carried in chunks, and the relay's error.
+import { expect, test } from "bun:test";
+import type { StreamSink } from "../../../src/core/chat/relay.ts";
+import { ResponseEvents } from "../../../src/core/responses/events.ts";
+import { parseResponsesRequest } from "../../../src/core/responses/request.ts";
+
+function capture() {
+  const written: string[] = [];
+  const sink: StreamSink = { emit: (p) => written.push(p), flush: async () => {}, gone: false };
+  const events = () => written.join("").split("\n\n").filter(Boolean).map((e) => {
+    const [name, data] = e.split("\n");
+    const parsed = JSON.parse(data!.slice("data: ".length)) as Record<string, unknown>;
+    expect(name).toBe(`event: ${parsed.type}`);
+    return parsed;
+  });
+  return { sink, events };
+}
+
+const request = parseResponsesRequest({ model: "deepseek-v3.2", input: "hi" });
+const data = (value: unknown) => `data: ${JSON.stringify(value)}\n\n`;
+const chunk = (delta: object, finish: string | null = null, extra: object = {}) => ({ id: "chatcmpl-1", created: 7, choices: [{ index: 0, delta, finish_reason: finish }], ...extra });
+const wire = { prompt_tokens: 3, completion_tokens: 2, total_tokens: 5, prompt_tokens_details: { cached_tokens: 0 }, completion_tokens_details: { reasoning_tokens: 0 }, cost_usd: "0.000001680" };
+
+test("text and a length finish: the item's events, then response.incomplete with the usage in Responses names", () => {
+  const { sink, events } = capture();
+  const writer = new ResponseEvents(sink, request, "deepseek-v3.2", () => 0);
+  writer.emit(data(chunk({ role: "assistant", content: "Hel" })));
+  writer.emit(data(chunk({ content: "lo" })) + data(chunk({}, "length", { usage: wire })) + "data: [DONE]\n\n");
+  const all = events();
+  expect(all.map((e) => [e.sequence_number, e.type])).toEqual([
+    [0, "response.created"], [1, "response.in_progress"], [2, "response.output_item.added"], [3, "response.content_part.added"],
+    [4, "response.output_text.delta"], [5, "response.output_text.delta"], [6, "response.output_text.done"], [7, "response.content_part.done"],
+    [8, "response.output_item.done"], [9, "response.incomplete"],
+  ]);
+  expect(all.at(-1)!.response).toMatchObject({
+    id: "resp_1", created_at: 7, status: "incomplete", incomplete_details: { reason: "max_output_tokens" }, model: "deepseek-v3.2",
+    output: [{ id: "msg_1_0", type: "message", status: "completed", role: "assistant", content: [{ type: "output_text", text: "Hello", annotations: [], logprobs: [] }] }],
+    usage: { input_tokens: 3, input_tokens_details: { cached_tokens: 0 }, output_tokens: 2, output_tokens_details: { reasoning_tokens: 0 }, total_tokens: 5, cost_usd: "0.000001680" },
+  });
+});
+
+test("native events pass renumbered, with the public model, and the last one carries the charged usage", () => {
+  const { sink, events } = capture();
+  const writer = new ResponseEvents(sink, request, "gpt-4.1", () => 0);
+  const native = (event: object, extra: object = {}) => data({ choices: [{ index: 0, delta: {} }], event, ...extra });
+  writer.emit(native({ type: "response.created", sequence_number: 40, response: { id: "resp_x", created_at: 1, model: "gpt-4.1-2025-04-14", usage: null } }));
+  writer.emit(native({ type: "response.completed", sequence_number: 41, response: { id: "resp_x", created_at: 1, model: "gpt-4.1-2025-04-14", usage: { input_tokens: 3 } } }, { usage: wire }));
+  expect(events()).toEqual([
+    { type: "response.created", sequence_number: 0, response: { id: "resp_x", created_at: 1, model: "gpt-4.1", usage: null } },
+    { type: "response.completed", sequence_number: 1, response: { id: "resp_x", created_at: 1, model: "gpt-4.1", usage: { input_tokens: 3, input_tokens_details: { cached_tokens: 0 }, output_tokens: 2, output_tokens_details: { reasoning_tokens: 0 }, total_tokens: 5, cost_usd: "0.000001680" } } },
+  ]);
+});
+
+test("the relay's error event becomes response.failed with what was written so far", () => {
+  const { sink, events } = capture();
+  const writer = new ResponseEvents(sink, request, "deepseek-v3.2", () => 0);
+  writer.emit(data(chunk({ tool_calls: [{ index: 0, id: "call_1", function: { name: "f", arguments: '{"a"' } }] })));
+  writer.emit(data({ error: { message: "Upstream provider timed out after 1 s", type: "provider_error", code: "502" } }));
+  const failed = events().at(-1)!;
+  expect(failed).toMatchObject({
+    type: "response.failed",
+    response: { status: "failed", error: { code: "upstream_error", message: "Upstream provider timed out after 1 s" }, usage: null, output: [{ type: "function_call", call_id: "call_1", name: "f", arguments: '{"a"', status: "incomplete" }] },
+  });
+});
