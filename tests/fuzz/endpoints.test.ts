@@ -14,7 +14,9 @@ import { openBooks, type Books } from "../support/books.ts";
 import { postChat } from "../support/chat.ts";
 import { createTestDatabase, describeEachDialect, type TestDatabase } from "../support/databases.ts";
 import { providerEnv, startFakeUpstream } from "../support/fake-upstream.ts";
+import { postResponses } from "../support/responses.ts";
 import { PASSWORD, signUpUser, type Browser } from "../support/session.ts";
+import { isForwardableResponse, responsesRequest } from "./responses-bodies.ts";
 
 // Some thousands of requests per dialect against one process: seconds, not minutes; room for a loaded machine.
 setDefaultTimeout(60_000);
@@ -178,6 +180,22 @@ describeEachDialect("fuzzing a running gateway", (dialect) => {
     );
   });
 
+  test("responses: a request reaches the provider, as chat, exactly when it is valid; never a 5xx or a leak", async () => {
+    await fc.assert(
+      fc.asyncProperty(responsesRequest(anyJson), async (body) => {
+        const wire = JSON.stringify(body);
+        const forwardedBefore = fake.received.length;
+        const res = await postResponses(gateway.url, chatSecret, wire);
+        await answerText(res, secrets);
+        const forwarded = fake.received.slice(forwardedBefore);
+        const verdict = Buffer.byteLength(wire) > BODY_LIMIT_BYTES ? 413 : isForwardableResponse(wire) ? 200 : 400;
+        expect([res.status, forwarded.length]).toEqual([verdict, verdict === 200 ? 1 : 0]);
+        if (verdict === 200) expect(Object.keys(forwarded[0]!.body).filter((key) => !FORWARDABLE_KEYS.has(key))).toEqual([]);
+      }),
+      { numRuns: 500 },
+    );
+  });
+
   const authorization = fc.oneof(
     fc.constant<string | undefined>(undefined),
     fc.constant("our key"),
@@ -206,7 +224,7 @@ describeEachDialect("fuzzing a running gateway", (dialect) => {
 
   const keyId = fc.oneof(fc.uuid(), printable.filter((t) => t.length > 0).map(encodeURIComponent), hostileText.filter((t) => t.length > 0 && t.length < 100 && t.isWellFormed()).map(encodeURIComponent));
   const ENDPOINTS: [string, string][] = [
-    ["POST", "/v1/chat/completions"], ["POST", "/estimator"], ["POST", "/auth/signup"], ["POST", "/auth/login"],
+    ["POST", "/v1/chat/completions"], ["POST", "/v1/responses"], ["POST", "/estimator"], ["POST", "/auth/signup"], ["POST", "/auth/login"],
     ["POST", "/auth/logout"], ["GET", "/account"], ["GET", "/account/usage"], ["GET", "/account/spend"],
     ["GET", "/keys/generate"], ["POST", "/keys/generate"], ["PATCH", "/keys/:id"], ["POST", "/keys/:id/rotate"],
     ["DELETE", "/keys/:id/revoke"], ["DELETE", "/keys/:id"], ["PATCH", "/settings/alert-threshold"],
