@@ -26,15 +26,16 @@ export function chatMessages(request: Pick<ResponsesRequest, "input" | "instruct
   const messages: ChatMessage[] = request.instructions ? [{ role: "system", content: request.instructions }] : [];
   const items: InputItem[] = typeof request.input === "string" ? [{ role: "user", content: request.input }] : request.input;
   for (const item of items) {
-    if ("role" in item) {
-      messages.push({ role: item.role, content: item.role === "assistant" ? joinedText(item.content) : chatParts(item.content) } as ChatMessage);
-    } else if (item.type === "function_call") {
+    // By `type` first: an item is what its type says, whatever other fields it carries.
+    if (item.type === "function_call") {
       const call = { id: item.call_id, type: "function", function: { name: item.name, arguments: item.arguments } };
       const last = messages.at(-1);
       if (last?.role === "assistant") last.tool_calls = [...(last.tool_calls ?? []), call];
       else messages.push({ role: "assistant", content: null, tool_calls: [call] });
     } else if (item.type === "function_call_output") {
       messages.push({ role: "tool", tool_call_id: item.call_id, content: joinedText(item.output) });
+    } else if (item.type !== "reasoning") {
+      messages.push({ role: item.role, content: item.role === "assistant" ? joinedText(item.content) : chatParts(item.content) } as ChatMessage);
     }
     // Reasoning items are the Responses API's own: a chat provider has no place for them.
   }

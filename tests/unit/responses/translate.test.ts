@@ -38,6 +38,11 @@ describe("toChatRequest", () => {
     ]);
   });
 
+  test("an item is what its type says, whatever other fields it carries (found by the fuzzer)", () => {
+    const request = parseResponsesRequest({ model: "deepseek-v3.2", input: [{ type: "function_call", call_id: "c", name: "f", arguments: "{}", role: [] }] });
+    expect(toChatRequest(request).messages).toEqual([{ role: "assistant", content: null, tool_calls: [{ id: "c", type: "function", function: { name: "f", arguments: "{}" } }] }]);
+  });
+
   test("settings under chat's names: the ceiling, tools, tool_choice, text.format, reasoning", () => {
     const schema = { type: "object", properties: {} };
     const chat = toChatRequest(parseResponsesRequest({
