@@ -45,31 +45,36 @@ describeEachDialect("Responses API errors", (dialect) => {
     expect(res.headers.get("x-should-retry")).toBe("false");
   });
 
-  test("429 while the account's one concurrent request streams; the stream left mid-way is released", async () => {
-    fake.script({ ...OK, stall: true });
-    const { secret, account } = await fundedKey(gateway().store, "2");
-    const held = await postResponses(gateway().url, secret, { model: TRANSLATED, input: "hi", stream: true });
-    const reader = held.body!.getReader();
-    expect(new TextDecoder().decode((await reader.read()).value)).toStartWith("event: response.created\n");
-    const busy = await postResponses(gateway().url, secret, { model: TRANSLATED, input: "hi" });
-    expect(busy.status).toBe(429);
-    expect(await readJson(busy)).toEqual(chatErrorShape(429, "rate_limit_error"));
-    expect([busy.headers.get("retry-after"), busy.headers.get("x-should-retry")]).toEqual(["1", "true"]);
-    await reader.cancel();
-    await expectReleased(account.id, 2_000_000_000n);
-    await waitFor(() => fake.openStreams() === 0, "the upstream stream to be aborted");
-  });
-
-  test.each([NATIVE, TRANSLATED])("%s: a client that leaves mid-stream is released and the upstream request aborted", async (model) => {
+  /** A stream the provider stalls after its first events, read as far as its first bytes. */
+  async function stalledStream(model: string) {
     fake.script({ ...OK, stall: true });
     const { secret, account } = await fundedKey(gateway().store, "2");
     const res = await postResponses(gateway().url, secret, { model, input: "hi", stream: true });
     const reader = res.body!.getReader();
-    await reader.read();
+    const first = new TextDecoder().decode((await reader.read()).value);
+    /** The client leaves: released, and the upstream request aborted. */
+    const leave = async () => {
+      await reader.cancel();
+      await expectReleased(account.id, 2_000_000_000n);
+      await waitFor(() => fake.openStreams() === 0, "the upstream stream to be aborted");
+    };
+    return { secret, first, leave };
+  }
+
+  test("429 while the account's one concurrent request streams; the stream left mid-way is released", async () => {
+    const held = await stalledStream(TRANSLATED);
+    expect(held.first).toStartWith("event: response.created\n");
+    const busy = await postResponses(gateway().url, held.secret, { model: TRANSLATED, input: "hi" });
+    expect(busy.status).toBe(429);
+    expect(await readJson(busy)).toEqual(chatErrorShape(429, "rate_limit_error"));
+    expect([busy.headers.get("retry-after"), busy.headers.get("x-should-retry")]).toEqual(["1", "true"]);
+    await held.leave();
+  });
+
+  test.each([NATIVE, TRANSLATED])("%s: a client that leaves mid-stream is released and the upstream request aborted", async (model) => {
+    const stream = await stalledStream(model);
     expect(fake.openStreams()).toBeGreaterThan(0);
-    await reader.cancel();
-    await expectReleased(account.id, 2_000_000_000n);
-    await waitFor(() => fake.openStreams() === 0, "the upstream stream to be aborted");
+    await stream.leave();
   });
 
   test.each([NATIVE, TRANSLATED])("%s: a stream the provider breaks ends with response.failed, nothing charged", async (model) => {
