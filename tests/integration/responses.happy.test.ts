@@ -5,7 +5,7 @@ import type { ResponseStreamEvent } from "openai/resources/responses/responses";
 import { fundedKey } from "../support/accounts.ts";
 import { describeEachDialect } from "../support/databases.ts";
 import { startFakeResponsesProvider } from "../support/fake-responses.ts";
-import { client, costOf, NATIVE, responsesEnv, responseUsage, TRANSLATED } from "../support/responses.ts";
+import { client, costOf, NATIVE, postResponses, responsesEnv, responseUsage, TRANSLATED } from "../support/responses.ts";
 import { useGateway } from "../support/server.ts";
 import type { TestGateway } from "../support/server.ts";
 
@@ -100,6 +100,19 @@ describeEachDialect("Responses API with the openai SDK", (dialect) => {
     ]);
     const done = events.find((e) => e.type === "response.output_item.done") as Extract<ResponseStreamEvent, { type: "response.output_item.done" }>;
     expect(done.item).toMatchObject({ type: "function_call", call_id: "call_2", name: "weather", arguments: '{"city":"Oslo"}', status: "completed" });
+  });
+
+  test.each([
+    ["gpt-5", { temperature: 0.3, reasoning: { effort: "low" } }, "temperature"],
+    [TRANSLATED, { reasoning: { effort: "low" }, text: { verbosity: "low" } }, "reasoning,text.verbosity"],
+  ])("%s: fields the family rejects are left out and named as the Responses API names them", async (model, fields, dropped) => {
+    fake.script({ text: "ok", usage: { input: 5, output: 1 } });
+    const { secret } = await fundedKey(gateway().store, "5");
+    const res = await postResponses(gateway().url, secret, { model, input: "hi", ...fields });
+    expect(res.status).toBe(200);
+    expect(res.headers.get("x-gateway-dropped-params")).toBe(dropped);
+    const sent = fake.received.at(-1)!.body;
+    expect(["temperature", "reasoning", "reasoning_effort", "verbosity"].filter((f) => f in sent)).toEqual(model === "gpt-5" ? ["reasoning"] : []);
   });
 
   test("xAI is forwarded natively, its reasoning tokens (reported beside output_tokens) counted as output", async () => {

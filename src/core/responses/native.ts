@@ -29,8 +29,11 @@ const RESPONSES_NAME: Record<string, string> = { reasoning_effort: "reasoning", 
  * The native body: the client's forwarded fields less those the model's family rejects
  * (`chatDropped`, in chat's names), the provider's model name, the ceiling, and `store: false`.
  */
+/** Chat field names as the Responses API names them, for `x-gateway-dropped-params`. */
+export const responsesNames = (chatNames: readonly string[]): string[] => chatNames.map((name) => RESPONSES_NAME[name] ?? name);
+
 export function nativeBody(request: ResponsesRequest, model: Model, ceiling: number, chatDropped: readonly string[]): UpstreamRequest {
-  const dropped = chatDropped.map((name) => RESPONSES_NAME[name] ?? name);
+  const dropped = responsesNames(chatDropped);
   const body: Fields = { model: model.upstreamModel, input: request.input };
   for (const field of FORWARDED) {
     if (request[field] === undefined || dropped.includes(field)) continue;

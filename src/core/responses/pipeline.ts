@@ -2,7 +2,7 @@
 // (same pricing, reservation and limits), forwarded natively or translated, and answered as a
 // Response with the same charge and usage log as chat.
 import { admitChat, completeChat, type Admitted, type ChatCall, type ChatPorts } from "../chat/pipeline.ts";
-import { nativeBody, nativeProvider, speaksResponses } from "./native.ts";
+import { nativeBody, nativeProvider, responsesNames, speaksResponses } from "./native.ts";
 import type { ResponsesRequest } from "./request.ts";
 import { fromCompletion, fromNative } from "./response.ts";
 import { toChatRequest } from "./to-chat.ts";
@@ -21,7 +21,11 @@ export interface AdmittedResponse {
  */
 export async function admitResponse(ports: ChatPorts, call: Omit<ChatCall, "request">, request: ResponsesRequest): Promise<AdmittedResponse> {
   const admitted = await admitChat(ports, { ...call, request: toChatRequest(request) });
-  if (!speaksResponses(admitted.model)) return { ports, admitted, request, native: false };
+  if (!speaksResponses(admitted.model)) {
+    // Translated: the chat body is sent, but what was left out is named as the client named it.
+    const upstream = { ...admitted.upstream, dropped: responsesNames(admitted.upstream.dropped) };
+    return { ports, admitted: { ...admitted, upstream }, request, native: false };
+  }
   const upstream = nativeBody(request, admitted.model, admitted.priced.ceiling, admitted.upstream.dropped);
   return { ports: { ...ports, provider: nativeProvider(ports.provider) }, admitted: { ...admitted, upstream }, request, native: true };
 }
