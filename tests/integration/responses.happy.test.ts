@@ -61,6 +61,14 @@ describeEachDialect("Responses API with the openai SDK", (dialect) => {
     await expectCharged(gateway(), account.id, FUNDED, costOf(model, 40, 3));
   });
 
+  test.each([NATIVE, TRANSLATED])("%s: the SDK's stream helper builds the final Response from the events", async (model) => {
+    fake.script({ text: "Built from events", usage: { input: 9, output: 3 } });
+    const { secret } = await fundedKey(gateway().store, "5");
+    const final = await client(gateway().url, secret).responses.stream({ model, input: "hi" }).finalResponse();
+    expect(final.output_text).toBe("Built from events");
+    expect(final.usage as unknown).toEqual(responseUsage(model, 9, 3));
+  });
+
   test.each([NATIVE, TRANSLATED])("%s: a tool round trip: a function_call, then its function_call_output answered", async (model) => {
     const openai = client(gateway().url, (await fundedKey(gateway().store, "5")).secret);
     const tools = [{ type: "function" as const, name: "weather", description: "Weather in a city", parameters: { type: "object", properties: { city: { type: "string" } } }, strict: false }];
@@ -100,6 +108,8 @@ describeEachDialect("Responses API with the openai SDK", (dialect) => {
     ]);
     const done = events.find((e) => e.type === "response.output_item.done") as Extract<ResponseStreamEvent, { type: "response.output_item.done" }>;
     expect(done.item).toMatchObject({ type: "function_call", call_id: "call_2", name: "weather", arguments: '{"city":"Oslo"}', status: "completed" });
+    const final = await client(gateway().url, secret).responses.stream({ model: TRANSLATED, input: "Weather in Oslo?", tools }).finalResponse();
+    expect(final.output).toMatchObject([{ type: "function_call", call_id: "call_2", arguments: '{"city":"Oslo"}' }]);
   });
 
   test.each([

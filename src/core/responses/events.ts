@@ -84,7 +84,9 @@ export class ResponseEvents implements StreamSink {
   private open(kind: OpenItem["kind"], call: { call_id: string; name: string } = { call_id: "", name: "" }): OpenItem {
     const item: OpenItem = { id: `${kind === "text" ? "msg" : "fc"}_${this.head?.id.slice(5)}_${this.items.length}`, kind, text: "", ...call };
     this.items.push(item);
-    this.send("response.output_item.added", { output_index: this.items.length - 1, item: this.itemOf(item, "in_progress") });
+    // A message starts without parts: OpenAI's clients append the part that content_part.added announces.
+    const added = kind === "text" ? { ...this.itemOf(item, "in_progress"), content: [] } : this.itemOf(item, "in_progress");
+    this.send("response.output_item.added", { output_index: this.items.length - 1, item: added });
     if (kind === "text") {
       this.send("response.content_part.added", { item_id: item.id, output_index: this.items.length - 1, content_index: 0, part: { type: "output_text", text: "", annotations: [] } });
     }
