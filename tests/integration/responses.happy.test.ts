@@ -69,6 +69,18 @@ describeEachDialect("Responses API with the openai SDK", (dialect) => {
     expect(final.usage as unknown).toEqual(responseUsage(model, 9, 3));
   });
 
+  test.each([false, true])("a translated provider's reasoning_content is a reasoning item before the message (streamed: %p)", async (stream) => {
+    fake.script({ reasoning: "Think first.", text: "Then answer", usage: { input: 9, output: 6, reasoning: 3 } });
+    const { secret } = await fundedKey(gateway().store, "5");
+    const openai = client(gateway().url, secret);
+    const body = { model: TRANSLATED, input: "hi" };
+    const response = stream ? await openai.responses.stream(body).finalResponse() : await openai.responses.create(body);
+    expect(response.output.map((item) => item.type)).toEqual(["reasoning", "message"]);
+    expect(response.output[0]).toMatchObject({ type: "reasoning", summary: [], content: [{ type: "reasoning_text", text: "Think first." }] });
+    expect(response.output_text).toBe("Then answer");
+    expect(response.usage as unknown).toEqual(responseUsage(TRANSLATED, 9, 6, { reasoning: 3 }));
+  });
+
   test.each([NATIVE, TRANSLATED])("%s: a tool round trip: a function_call, then its function_call_output answered", async (model) => {
     const openai = client(gateway().url, (await fundedKey(gateway().store, "5")).secret);
     const tools = [{ type: "function" as const, name: "weather", description: "Weather in a city", parameters: { type: "object", properties: { city: { type: "string" } } }, strict: false }];

@@ -8,6 +8,8 @@
 export interface Script {
   /** The assistant's text, or a function call instead. */
   text?: string;
+  /** Chat only: reasoning before the text, as DeepSeek's `reasoning_content`. */
+  reasoning?: string;
   call?: { call_id: string; name: string; arguments: string };
   usage: { input: number; output: number; cached?: number; reasoning?: number };
   /** Answer this status with an OpenAI-style error body. */
@@ -85,7 +87,7 @@ const chatUsage = (u: Script["usage"]): Fields => ({
 const toolCall = (call: NonNullable<Script["call"]>) => ({ id: call.call_id, type: "function", function: { name: call.name, arguments: call.arguments } });
 
 function chatCompletion(s: Script, body: Fields): Fields {
-  const message = s.call ? { role: "assistant", content: null, tool_calls: [toolCall(s.call)] } : { role: "assistant", content: s.text };
+  const message = s.call ? { role: "assistant", content: null, tool_calls: [toolCall(s.call)] } : { role: "assistant", content: s.text, ...(s.reasoning ? { reasoning_content: s.reasoning } : {}) };
   return {
     id: "chatcmpl-fake", object: "chat.completion", created: 1_741_476_542, model: body.model,
     choices: [{ index: 0, message, finish_reason: s.call ? "tool_calls" : "stop" }], usage: chatUsage(s.usage),
@@ -98,7 +100,7 @@ function chatChunks(s: Script, body: Fields): Fields[] {
   });
   const deltas: Fields[] = s.call
     ? [{ role: "assistant", tool_calls: [{ index: 0, ...toolCall({ ...s.call, arguments: "" }) }] }, { tool_calls: [{ index: 0, function: { arguments: s.call.arguments } }] }]
-    : [{ role: "assistant", content: "" }, ...(s.text ?? "").split(" ").map((word, i) => ({ content: i ? ` ${word}` : word }))];
+    : [{ role: "assistant", content: "" }, ...(s.reasoning ? [{ reasoning_content: s.reasoning }] : []), ...(s.text ?? "").split(" ").map((word, i) => ({ content: i ? ` ${word}` : word }))];
   return [
     ...deltas.map((d) => chunk(d, null)),
     chunk({}, s.call ? "tool_calls" : "stop"),

@@ -4,17 +4,19 @@
 // event goes out as `event: <type>` and `data: {type, sequence_number, ...}`.
 import type { StreamSink } from "../chat/relay.ts";
 import type { ResponsesRequest } from "./request.ts";
-import { fromNative, functionCallItem, messageItem, outcomeOf, responseObject, responsesUsage, type ResponseHead } from "./response.ts";
+import { fromNative, functionCallItem, messageItem, outcomeOf, reasoningItem, responseObject, responsesUsage, type ResponseHead } from "./response.ts";
 
 type Fields = Record<string, unknown>;
 
 interface OpenItem {
   id: string;
-  kind: "text" | "call";
+  kind: "text" | "call" | "reasoning";
   text: string;
   call_id: string;
   name: string;
 }
+
+const PREFIX: Record<OpenItem["kind"], string> = { text: "msg", call: "fc", reasoning: "rs" };
 
 const objectOr = (value: unknown): Fields => (typeof value === "object" && value !== null ? (value as Fields) : {});
 
@@ -26,6 +28,7 @@ export class ResponseEvents implements StreamSink {
   private readonly items: OpenItem[] = [];
   private readonly calls = new Map<number, OpenItem>();
   private text: OpenItem | null = null;
+  private reasoning: OpenItem | null = null;
 
   constructor(private readonly sink: StreamSink, private readonly request: ResponsesRequest, private readonly model: string, private readonly now: () => number) {}
 
@@ -56,6 +59,7 @@ export class ResponseEvents implements StreamSink {
     this.started(chunk);
     const choice = objectOr((chunk.choices as unknown[] | undefined)?.[0]);
     const delta = objectOr(choice.delta);
+    if (typeof delta.reasoning_content === "string" && delta.reasoning_content) this.reasoningDelta(delta.reasoning_content);
     if (typeof delta.content === "string" && delta.content) this.textDelta(delta.content);
     if (Array.isArray(delta.tool_calls)) for (const call of delta.tool_calls) this.callDelta(objectOr(call));
     if (choice.finish_reason != null || chunk.usage) this.completed(choice.finish_reason, chunk.usage);
@@ -82,20 +86,29 @@ export class ResponseEvents implements StreamSink {
   }
 
   private open(kind: OpenItem["kind"], call: { call_id: string; name: string } = { call_id: "", name: "" }): OpenItem {
-    const item: OpenItem = { id: `${kind === "text" ? "msg" : "fc"}_${this.head?.id.slice(5)}_${this.items.length}`, kind, text: "", ...call };
+    const item: OpenItem = { id: `${PREFIX[kind]}_${this.head?.id.slice(5)}_${this.items.length}`, kind, text: "", ...call };
     this.items.push(item);
-    // A message starts without parts: OpenAI's clients append the part that content_part.added announces.
-    const added = kind === "text" ? { ...this.itemOf(item, "in_progress"), content: [] } : this.itemOf(item, "in_progress");
+    // An item with parts starts without them: OpenAI's clients append the part that content_part.added announces.
+    const added = kind === "call" ? this.itemOf(item, "in_progress") : { ...this.itemOf(item, "in_progress"), content: [] };
     this.send("response.output_item.added", { output_index: this.items.length - 1, item: added });
-    if (kind === "text") {
-      this.send("response.content_part.added", { item_id: item.id, output_index: this.items.length - 1, content_index: 0, part: { type: "output_text", text: "", annotations: [] } });
-    }
+    if (kind !== "call") this.send("response.content_part.added", { item_id: item.id, output_index: this.items.length - 1, content_index: 0, part: this.partOf(item) });
     return item;
   }
 
   private itemOf(item: OpenItem, status: string): Fields {
     if (item.kind === "text") return messageItem(item.id, item.text, status);
+    if (item.kind === "reasoning") return reasoningItem(item.id, item.text, status);
     return functionCallItem(item.id, { call_id: item.call_id, name: item.name, arguments: item.text }, status);
+  }
+
+  private partOf(item: OpenItem): Fields {
+    return item.kind === "text" ? { type: "output_text", text: item.text, annotations: [] } : { type: "reasoning_text", text: item.text };
+  }
+
+  private reasoningDelta(delta: string): void {
+    this.reasoning ??= this.open("reasoning");
+    this.reasoning.text += delta;
+    this.send("response.reasoning_text.delta", { item_id: this.reasoning.id, output_index: this.items.indexOf(this.reasoning), content_index: 0, delta });
   }
 
   private textDelta(delta: string): void {
@@ -122,9 +135,10 @@ export class ResponseEvents implements StreamSink {
   private completed(finishReason: unknown, wireUsage: unknown): void {
     this.items.forEach((item, output_index) => {
       const ids = { item_id: item.id, output_index };
-      if (item.kind === "text") {
-        this.send("response.output_text.done", { ...ids, content_index: 0, text: item.text, logprobs: [] });
-        this.send("response.content_part.done", { ...ids, content_index: 0, part: { type: "output_text", text: item.text, annotations: [] } });
+      if (item.kind !== "call") {
+        if (item.kind === "text") this.send("response.output_text.done", { ...ids, content_index: 0, text: item.text, logprobs: [] });
+        else this.send("response.reasoning_text.done", { ...ids, content_index: 0, text: item.text });
+        this.send("response.content_part.done", { ...ids, content_index: 0, part: this.partOf(item) });
       } else {
         this.send("response.function_call_arguments.done", { ...ids, name: item.name, arguments: item.text });
       }

@@ -73,13 +73,19 @@ export const messageItem = (id: string, text: string, status = "completed"): Fie
   id, type: "message", status, role: "assistant", content: [{ type: "output_text", text, annotations: [], logprobs: [] }],
 });
 
+/** What a chat provider returns as `reasoning_content` (DeepSeek, Kimi, Grok): the raw reasoning, as OpenAI's `reasoning_text`. */
+export const reasoningItem = (id: string, text: string, status = "completed"): Fields => ({
+  id, type: "reasoning", status, summary: [], content: [{ type: "reasoning_text", text }],
+});
+
 export const functionCallItem = (id: string, call: { call_id: string; name: string; arguments: string }, status = "completed"): Fields => ({
   id, type: "function_call", status, ...call,
 });
 
-/** The output items of a chat completion's first choice: its text, refusal and tool calls. */
+/** The output items of a chat completion's first choice: its reasoning, text, refusal and tool calls. */
 function outputOf(message: Fields, suffix: string): Fields[] {
   const output: Fields[] = [];
+  if (typeof message.reasoning_content === "string" && message.reasoning_content.length > 0) output.push(reasoningItem(`rs_${suffix}`, message.reasoning_content));
   if (typeof message.content === "string" && message.content.length > 0) output.push(messageItem(`msg_${suffix}`, message.content));
   if (typeof message.refusal === "string" && message.refusal.length > 0) {
     output.push({ id: `msg_${suffix}_refusal`, type: "message", status: "completed", role: "assistant", content: [{ type: "refusal", refusal: message.refusal }] });
