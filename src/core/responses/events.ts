@@ -30,7 +30,16 @@ export class ResponseEvents implements StreamSink {
   private text: OpenItem | null = null;
   private reasoning: OpenItem | null = null;
 
-  constructor(private readonly sink: StreamSink, private readonly request: ResponsesRequest, private readonly model: string, private readonly now: () => number) {}
+  /** `native`: the chunks carry a provider's own Responses events (native.ts), not chat deltas. */
+  constructor(
+    private readonly sink: StreamSink,
+    private readonly request: ResponsesRequest,
+    private readonly stream: { model: string; native: boolean; now: () => number },
+  ) {}
+
+  private get model(): string {
+    return this.stream.model;
+  }
 
   get gone(): boolean {
     return this.sink.gone;
@@ -54,8 +63,9 @@ export class ResponseEvents implements StreamSink {
   }
 
   private read(chunk: Fields): void {
-    if (chunk.error) return this.failed(objectOr(chunk.error));
-    if (chunk.event) return this.native(objectOr(chunk.event), chunk.usage);
+    // The relay's own error event has nothing but `error`; a provider's chunk always has choices.
+    if (!("choices" in chunk)) return this.failed(objectOr(chunk.error));
+    if (this.stream.native) return this.native(objectOr(chunk.event), chunk.usage);
     this.started(chunk);
     const choice = objectOr((chunk.choices as unknown[] | undefined)?.[0]);
     const delta = objectOr(choice.delta);
@@ -78,7 +88,7 @@ export class ResponseEvents implements StreamSink {
 
   private started(chunk: Fields): void {
     if (this.head) return;
-    const created = Number.isInteger(chunk.created) ? Number(chunk.created) : Math.floor(this.now() / 1000);
+    const created = Number.isInteger(chunk.created) ? Number(chunk.created) : Math.floor(this.stream.now() / 1000);
     this.head = { id: `resp_${String(chunk.id ?? crypto.randomUUID()).replace(/^chatcmpl-/, "")}`, created_at: created, model: this.model };
     const response = responseObject(this.head, this.request, { status: "in_progress", output: [], usage: null });
     this.send("response.created", { response });
@@ -152,7 +162,7 @@ export class ResponseEvents implements StreamSink {
 
   /** The relay's error event (the provider failed, or the charge could not be written) as `response.failed`. */
   private failed(error: Fields): void {
-    const head = this.head ?? { id: `resp_${crypto.randomUUID()}`, created_at: Math.floor(this.now() / 1000), model: this.model };
+    const head = this.head ?? { id: `resp_${crypto.randomUUID()}`, created_at: Math.floor(this.stream.now() / 1000), model: this.model };
     const output = this.items.map((item) => this.itemOf(item, "incomplete"));
     const failure = { code: error.code === "503" ? "server_error" : "upstream_error", message: String(error.message ?? "") };
     this.send("response.failed", { response: responseObject(head, this.request, { status: "failed", output, usage: null, error: failure }) });

@@ -16,7 +16,7 @@ async function serveResponse(request: Request, deps: ChatDeps & { provider: Chat
   const parsed = parseResponsesRequest(body.value);
   const { admitted, ...answering } = await admitResponse(ports, call, parsed);
   if (parsed.stream) {
-    const sinkFor = (sink: StreamSink) => new ResponseEvents(sink, parsed, admitted.model.id, deps.now);
+    const sinkFor = (sink: StreamSink) => new ResponseEvents(sink, parsed, { model: admitted.model.id, native: answering.native, now: deps.now });
     return streamed(answering.ports, admitted, client, record, sinkFor);
   }
   try {

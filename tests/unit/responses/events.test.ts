@@ -24,7 +24,7 @@ const wire = { prompt_tokens: 3, completion_tokens: 2, total_tokens: 5, prompt_t
 
 test("text and a length finish: the item's events, then response.incomplete with the usage in Responses names", () => {
   const { sink, events } = capture();
-  const writer = new ResponseEvents(sink, request, "deepseek-v3.2", () => 0);
+  const writer = new ResponseEvents(sink, request, { model: "deepseek-v3.2", native: false, now: () => 0 });
   writer.emit(data(chunk({ role: "assistant", content: "Hel" })));
   writer.emit(data(chunk({ content: "lo" })) + data(chunk({}, "length", { usage: wire })) + "data: [DONE]\n\n");
   const all = events();
@@ -42,7 +42,7 @@ test("text and a length finish: the item's events, then response.incomplete with
 
 test("native events pass renumbered, with the public model, and the last one carries the charged usage", () => {
   const { sink, events } = capture();
-  const writer = new ResponseEvents(sink, request, "gpt-4.1", () => 0);
+  const writer = new ResponseEvents(sink, request, { model: "gpt-4.1", native: true, now: () => 0 });
   const native = (event: object, extra: object = {}) => data({ choices: [{ index: 0, delta: {} }], event, ...extra });
   writer.emit(native({ type: "response.created", sequence_number: 40, response: { id: "resp_x", created_at: 1, model: "gpt-4.1-2025-04-14", usage: null } }));
   writer.emit(native({ type: "response.completed", sequence_number: 41, response: { id: "resp_x", created_at: 1, model: "gpt-4.1-2025-04-14", usage: { input_tokens: 3 } } }, { usage: wire }));
@@ -54,7 +54,7 @@ test("native events pass renumbered, with the public model, and the last one car
 
 test("the relay's error event becomes response.failed with what was written so far", () => {
   const { sink, events } = capture();
-  const writer = new ResponseEvents(sink, request, "deepseek-v3.2", () => 0);
+  const writer = new ResponseEvents(sink, request, { model: "deepseek-v3.2", native: false, now: () => 0 });
   writer.emit(data(chunk({ tool_calls: [{ index: 0, id: "call_1", function: { name: "f", arguments: '{"a"' } }] })));
   writer.emit(data({ error: { message: "Upstream provider timed out after 1 s", type: "provider_error", code: "502" } }));
   const failed = events().at(-1)!;
