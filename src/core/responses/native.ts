@@ -14,6 +14,7 @@ type Fields = Record<string, unknown>;
 /** Providers whose API reference documents `POST /v1/responses`. */
 const NATIVE: readonly Provider[] = ["openai", "xai"];
 
+/** Whether requests for `model` are forwarded to its provider's own Responses API. */
 export const speaksResponses = (model: Model): boolean => NATIVE.includes(model.provider);
 
 /** The Responses fields forwarded natively, beside model, input, the ceiling, stream and store. */
@@ -25,13 +26,13 @@ const FORWARDED = [
 // Where the chat fields a family rejects (families.ts) sit in a Responses body.
 const RESPONSES_NAME: Record<string, string> = { reasoning_effort: "reasoning", verbosity: "text.verbosity", response_format: "text.format" };
 
+/** Chat field names as the Responses API names them, for `x-gateway-dropped-params`. */
+export const responsesNames = (chatNames: readonly string[]): string[] => chatNames.map((name) => RESPONSES_NAME[name] ?? name);
+
 /**
  * The native body: the client's forwarded fields less those the model's family rejects
  * (`chatDropped`, in chat's names), the provider's model name, the ceiling, and `store: false`.
  */
-/** Chat field names as the Responses API names them, for `x-gateway-dropped-params`. */
-export const responsesNames = (chatNames: readonly string[]): string[] => chatNames.map((name) => RESPONSES_NAME[name] ?? name);
-
 export function nativeBody(request: ResponsesRequest, model: Model, ceiling: number, chatDropped: readonly string[]): UpstreamRequest {
   const dropped = responsesNames(chatDropped);
   const body: Fields = { model: model.upstreamModel, input: request.input };

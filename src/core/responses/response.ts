@@ -69,6 +69,7 @@ export function responseObject(head: ResponseHead, request: ResponsesRequest, re
   return { id: head.id, object: "response", created_at: head.created_at, status: rest.status, error: rest.error ?? null, incomplete_details: rest.incomplete_details ?? null, model: head.model, output: rest.output, ...echoed(request), usage: rest.usage };
 }
 
+/** An assistant message item holding one `output_text` part. */
 export const messageItem = (id: string, text: string, status = "completed"): Fields => ({
   id, type: "message", status, role: "assistant", content: [{ type: "output_text", text, annotations: [], logprobs: [] }],
 });
@@ -78,6 +79,7 @@ export const reasoningItem = (id: string, text: string, status = "completed"): F
   id, type: "reasoning", status, summary: [], content: [{ type: "reasoning_text", text }],
 });
 
+/** A function call item: what the client runs and answers with a `function_call_output`. */
 export const functionCallItem = (id: string, call: { call_id: string; name: string; arguments: string }, status = "completed"): Fields => ({
   id, type: "function_call", status, ...call,
 });
