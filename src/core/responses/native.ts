@@ -40,10 +40,9 @@ export function nativeBody(request: ResponsesRequest, model: Model, ceiling: num
     if (request[field] === undefined || dropped.includes(field)) continue;
     body[field] = request[field];
   }
-  if (dropped.includes("text.verbosity") && request.text) {
-    const { verbosity: _verbosity, ...text } = request.text;
-    body.text = text;
-  }
+  // `text.verbosity` and `text.format` are left out of `text`, not with it.
+  const textDropped = dropped.filter((name) => name.startsWith("text.")).map((name) => name.slice("text.".length));
+  if (request.text && textDropped.length > 0) body.text = Object.fromEntries(Object.entries(request.text).filter(([key]) => !textDropped.includes(key)));
   body.max_output_tokens = ceiling;
   body.store = false; // the gateway is stateless: nothing is kept at the provider either
   if (request.stream) body.stream = true;

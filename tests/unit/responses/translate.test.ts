@@ -78,4 +78,14 @@ describe("nativeBody", () => {
       dropped: ["temperature"],
     });
   });
+
+  test("a text setting the family rejects is left out of text, the rest of text kept", () => {
+    const request = parseResponsesRequest({ model: "gpt-4.1", input: "hi", text: { format: { type: "json_object" }, verbosity: "low" } });
+    const gpt41 = model("gpt-4.1");
+    const chat = upstreamBody(toChatRequest(request), gpt41, 50);
+    expect(nativeBody(request, gpt41, 50, chat.dropped)).toEqual({
+      body: { model: "gpt-4.1", input: "hi", text: { format: { type: "json_object" } }, max_output_tokens: 50, store: false },
+      dropped: ["text.verbosity"],
+    });
+  });
 });
