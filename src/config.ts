@@ -4,7 +4,8 @@ import { PACK_IDS, type PackId } from "./core/packs.ts";
 
 export interface ProviderConfig {
   baseUrl: string;
-  apiKey: string | undefined;
+  /** `<P>_API_KEY` as a comma-separated list; empty when unset. */
+  apiKeys: string[];
 }
 
 /** Everything the gateway reads from its environment, validated once at start-up. */
@@ -18,6 +19,8 @@ export interface Config {
   dashboardUrl: string;
   providers: Record<Provider, ProviderConfig>;
   providerTimeoutMs: number;
+  /** What a client leaving mid-stream means: release the reservation (the spec's rule), or read on and charge. */
+  streamDisconnectPolicy: StreamDisconnectPolicy;
   stripe: {
     secretKey: string | undefined;
     webhookSecret: string | undefined;
@@ -50,6 +53,8 @@ export interface Config {
 }
 
 export const LOG_LEVELS = ["info", "warn", "error"] as const;
+export const STREAM_DISCONNECT_POLICIES = ["release", "charge"] as const;
+export type StreamDisconnectPolicy = (typeof STREAM_DISCONNECT_POLICIES)[number];
 export type LogLevel = (typeof LOG_LEVELS)[number];
 
 export class ConfigError extends Error {
@@ -72,7 +77,8 @@ export interface ConfigOverrides {
   databaseUrl?: string;
 }
 
-export function loadConfig(env: Env = process.env, overrides: ConfigOverrides = {}): Config {
+/** Readers of environment variables that throw a ConfigError naming the variable. */
+function envReader(env: Env) {
   const read = (name: string): string | undefined => {
     const value = env[name]?.trim();
     return value === undefined || value === "" ? undefined : value;
@@ -109,7 +115,11 @@ export function loadConfig(env: Env = process.env, overrides: ConfigOverrides = 
     }
     return raw.replace(/\/+$/, "");
   };
+  return { read, integer, usd, oneOf, flag, url };
+}
 
+export function loadConfig(env: Env = process.env, overrides: ConfigOverrides = {}): Config {
+  const { read, integer, usd, oneOf, flag, url } = envReader(env);
   const port = overrides.port ?? integer("PORT", 3000, 0, 65535);
   const host = overrides.host ?? read("HOST") ?? "127.0.0.1";
   const basePath = normalizeBasePath(read("BASE_PATH"));
@@ -122,7 +132,8 @@ export function loadConfig(env: Env = process.env, overrides: ConfigOverrides = 
   const providers = Object.fromEntries(
     PROVIDERS.map((p) => {
       const prefix = p.toUpperCase();
-      return [p, { baseUrl: url(`${prefix}_BASE_URL`, DEFAULT_PROVIDER_URLS[p]), apiKey: read(`${prefix}_API_KEY`) }];
+      const apiKeys = (read(`${prefix}_API_KEY`) ?? "").split(",").map((k) => k.trim()).filter(Boolean);
+      return [p, { baseUrl: url(`${prefix}_BASE_URL`, DEFAULT_PROVIDER_URLS[p]), apiKeys }];
     }),
   ) as Record<Provider, ProviderConfig>;
 
@@ -140,6 +151,7 @@ export function loadConfig(env: Env = process.env, overrides: ConfigOverrides = 
     dashboardUrl: url("DASHBOARD_URL", `${publicUrl}${basePath}/dashboard`),
     providers,
     providerTimeoutMs: integer("PROVIDER_TIMEOUT_MS", 120_000, 1, 3_600_000),
+    streamDisconnectPolicy: oneOf("STREAM_DISCONNECT_POLICY", STREAM_DISCONNECT_POLICIES, "release"),
     stripe: {
       secretKey: read("STRIPE_SECRET_KEY"),
       webhookSecret: read("STRIPE_WEBHOOK_SECRET"),

@@ -14,6 +14,8 @@ export interface Model {
   contextWindow: number;
   inputPerMTok: Nanos;
   outputPerMTok: Nanos;
+  /** Price of prompt tokens the provider read from its cache; the input price when unset. */
+  cachedInputPerMTok: Nanos | null;
   /** The provider's own name for the model, sent upstream. */
   upstreamModel: string;
   /** Largest completion the provider allows; caps the reservation and what is sent upstream. */
@@ -84,7 +86,7 @@ const ROWS: Row[] = [
 export const FALLBACK_CATALOG: readonly Model[] = ROWS.map(
   ([id, displayName, provider, category, contextWindow, inputUsd, outputUsd, upstreamModel, maxOutputTokens, useCaseHint, speedBadge]) => ({
     id, displayName, provider, category, contextWindow,
-    inputPerMTok: usd(inputUsd), outputPerMTok: usd(outputUsd),
+    inputPerMTok: usd(inputUsd), outputPerMTok: usd(outputUsd), cachedInputPerMTok: null,
     upstreamModel, maxOutputTokens, useCaseHint, speedBadge, enabled: true,
   }),
 );

@@ -7,6 +7,8 @@ const KINDS = {
   insufficient_credits: { status: 402, type: "insufficient_credits" },
   permission_error: { status: 403, type: "permission_error" },
   not_found: { status: 404, type: "not_found_error" },
+  // A path or resource under /v1 that does not exist, in OpenAI's words.
+  unknown_resource: { status: 404, type: "invalid_request_error" },
   conflict: { status: 409, type: "conflict_error" },
   rate_limit_error: { status: 429, type: "rate_limit_error" },
   internal: { status: 500, type: "api_error" },
@@ -21,12 +23,15 @@ export class AppError extends Error {
   readonly kind: ErrorKind;
   /** Seconds a client should wait before retrying; sent as `Retry-After`. */
   readonly retryAfterSeconds: number | undefined;
+  /** Whether retrying the same request can succeed (`x-should-retry` on chat); undefined: as the kind says. */
+  readonly shouldRetry: boolean | undefined;
 
-  constructor(kind: ErrorKind, message: string, options: { retryAfterSeconds?: number } = {}) {
+  constructor(kind: ErrorKind, message: string, options: { retryAfterSeconds?: number; shouldRetry?: boolean } = {}) {
     super(message);
     this.name = "AppError";
     this.kind = kind;
     this.retryAfterSeconds = options.retryAfterSeconds;
+    this.shouldRetry = options.shouldRetry;
   }
 
   get status(): number {

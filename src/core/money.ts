@@ -50,12 +50,17 @@ const ceilDiv = (numerator: bigint, denominator: bigint): bigint =>
 /**
  * Cost of a request in nano-USD: input and output tokens at their per-million prices,
  * summed exactly and rounded up once to the nano-USD, so the gateway never undercharges.
+ * `cachedTokens` of the prompt are priced at `cachedInputPerMTok` (the input price when unset).
  */
 export function requestCost(
   promptTokens: number,
   completionTokens: number,
-  prices: { inputPerMTok: Nanos; outputPerMTok: Nanos },
+  prices: { inputPerMTok: Nanos; outputPerMTok: Nanos; cachedInputPerMTok?: Nanos | null },
+  cachedTokens = 0,
 ): Nanos {
-  const total = scaledCost(promptTokens, prices.inputPerMTok) + scaledCost(completionTokens, prices.outputPerMTok);
+  const cached = Math.min(cachedTokens, promptTokens);
+  const total = scaledCost(promptTokens - cached, prices.inputPerMTok)
+    + scaledCost(cached, prices.cachedInputPerMTok ?? prices.inputPerMTok)
+    + scaledCost(completionTokens, prices.outputPerMTok);
   return nanos(ceilDiv(total, TOKENS_PER_PRICE_UNIT));
 }

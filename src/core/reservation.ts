@@ -57,7 +57,7 @@ export function decideReservation(s: ReservationSnapshot, amount: Nanos, policy:
     return new AppError(
       "rate_limit_error",
       `Too many concurrent requests: at most ${policy.maxConcurrentRequests} chat requests may be in flight per account`,
-      { retryAfterSeconds: 1 },
+      { retryAfterSeconds: 1, shouldRetry: true },
     );
   }
   if (s.accountSpendLimit !== null && s.accountHour.spend >= s.accountSpendLimit) {

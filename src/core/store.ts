@@ -15,6 +15,8 @@ export interface ModelChange {
   enabled?: boolean;
   inputPerMTok?: Nanos;
   outputPerMTok?: Nanos;
+  /** Null: cached input is charged at the input price again. */
+  cachedInputPerMTok?: Nanos | null;
 }
 
 export interface ModelStore {

@@ -43,6 +43,12 @@ export const MIGRATIONS: Record<Dialect, Migration[]> = {
       "statements": [
         "DROP INDEX `reservations_lease_idx`;"
       ]
+    },
+    {
+      "tag": "0003_same_genesis",
+      "statements": [
+        "ALTER TABLE `models` ADD `cached_input_nanos_per_mtok` integer;"
+      ]
     }
   ],
   "postgres": [
@@ -85,6 +91,12 @@ export const MIGRATIONS: Record<Dialect, Migration[]> = {
       "tag": "0002_drop_reservations_lease_idx",
       "statements": [
         "DROP INDEX \"reservations_lease_idx\";"
+      ]
+    },
+    {
+      "tag": "0003_loving_lyja",
+      "statements": [
+        "ALTER TABLE \"models\" ADD COLUMN \"cached_input_nanos_per_mtok\" bigint;"
       ]
     }
   ]

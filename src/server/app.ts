@@ -4,12 +4,13 @@ import { startAlertSender } from "./alerts/sender.ts";
 import { LeaseKeeper } from "./chat/lease-keeper.ts";
 import { dashboardRoutes } from "./dashboard/routes.ts";
 import type { AppDeps } from "./deps.ts";
-import { asAppError, plainError } from "./http.ts";
+import { asAppError, chatError, plainError } from "./http.ts";
 import type { Logger } from "./log.ts";
 import { Metrics } from "./observability/metrics.ts";
 import { observabilityPlugin, requestIdOf } from "./observability/plugin.ts";
 import { catalogCache } from "./catalog-cache.ts";
 import { chatRoutes } from "./routes/chat.ts";
+import { openAiModelRoutes } from "./routes/openai-models.ts";
 import { accountRoutes } from "./routes/account.ts";
 import { authRoutes } from "./routes/auth.ts";
 import { checkoutRoutes } from "./routes/checkout.ts";
@@ -28,15 +29,24 @@ export function createApp(deps: AppDeps, leases = new LeaseKeeper(deps.store, de
   const { config, store, log, now } = deps;
   const metrics = deps.metrics ?? new Metrics();
   metrics.countOpenReservationsWith(() => leases.size);
+  const catalog = catalogCache(store, now);
   return new Elysia({ prefix: config.basePath })
     .use(observabilityPlugin({ config, log, metrics }))
     .onError(({ code, error, request }) => {
-      if (code === "NOT_FOUND") return plainError(new AppError("not_found", "Not found"));
+      if (code === "NOT_FOUND") {
+        // Under /v1 the OpenAI SDKs read errors in the chat shape.
+        const path = new URL(request.url).pathname.slice(config.basePath.length);
+        if (path === "/v1" || path.startsWith("/v1/")) {
+          return chatError(new AppError("unknown_resource", `Unknown request URL: ${request.method} ${path}`));
+        }
+        return plainError(new AppError("not_found", "Not found"));
+      }
       if (code === "PARSE") return plainError(new AppError("invalid_request_error", "Request body is not valid JSON"));
       if (code === "VALIDATION") return plainError(new AppError("invalid_request_error", "Invalid request body"));
       return plainError(asAppError(error, log, requestIdOf(request)));
     })
-    .use(chatRoutes({ ...deps, catalog: catalogCache(store, now) }, leases))
+    .use(chatRoutes({ ...deps, catalog, metrics }, leases))
+    .use(openAiModelRoutes(catalog))
     .use(publicRoutes(store, log, now))
     .use(estimatorRoutes({ ...deps, metrics }))
     .use(webhookRoutes(deps))

@@ -7,6 +7,8 @@ const MAX_AGE_MS = 10_000;
 export interface CatalogCache {
   /** The catalog model with this ID, enabled or not; undefined when there is none. */
   find(id: string): Promise<Model | undefined>;
+  /** Every catalog model, enabled or not, in catalog order. */
+  list(): Promise<Model[]>;
 }
 
 /**
@@ -31,11 +33,14 @@ export function catalogCache(store: ModelStore, now: () => number): CatalogCache
     return loading;
   };
 
+  const fresh = async () => {
+    if (models === null) await reload();
+    else if (now() - loadedAt > MAX_AGE_MS) await reload().catch(() => {});
+    return models ?? new Map<string, Model>();
+  };
+
   return {
-    async find(id) {
-      if (models === null) await reload();
-      else if (now() - loadedAt > MAX_AGE_MS) await reload().catch(() => {});
-      return models?.get(id);
-    },
+    find: async (id) => (await fresh()).get(id),
+    list: async () => [...(await fresh()).values()],
   };
 }

@@ -16,12 +16,26 @@ export function asAppError(error: unknown, log: Logger, requestId?: string): App
   return new AppError("internal", MESSAGES.internal);
 }
 
+/**
+ * Whether the OpenAI SDKs should retry (`x-should-retry`, which they obey before `Retry-After`):
+ * a 402 or an hourly limit will not pass on retry, a busy account, provider or database may.
+ */
+function shouldRetry(error: AppError): boolean | undefined {
+  if (error.shouldRetry !== undefined) return error.shouldRetry;
+  if (error.kind === "provider_error" || error.kind === "unavailable") return true;
+  if (error.kind === "insufficient_credits" || error.kind === "rate_limit_error") return false;
+  return undefined;
+}
+
 /** The chat surface's error body: `{ error: { message, type, code } }` with `code` the status. */
-export const chatError = (error: AppError, headers: Record<string, string> = {}): Response =>
-  json({ error: { message: error.message, type: error.chatType, code: String(error.status) } }, error.status, {
+export function chatError(error: AppError, headers: Record<string, string> = {}): Response {
+  const retry = shouldRetry(error);
+  return json({ error: { message: error.message, type: error.chatType, code: String(error.status) } }, error.status, {
     ...retryHeaders(error),
+    ...(retry === undefined ? {} : { "x-should-retry": String(retry) }),
     ...headers,
   });
+}
 
 /** The account and public surfaces' error body: `{ error: string }`. */
 export const plainError = (error: AppError, headers: Record<string, string> = {}): Response =>

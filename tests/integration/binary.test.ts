@@ -76,6 +76,19 @@ describeEachDialect("the compiled binary", (dialect) => {
     expect(bad.stderr).toContain("--input must be a non-negative USD amount");
   });
 
+  test("models set-price --cached-input sets the cached-input price, and none resets it to the input price", async () => {
+    const env = { DATABASE_URL: testDb.url };
+    const args = ["models", "set-price", "gpt-4.1", "--input", "2", "--output", "8"];
+    const cached = await runGateway([...args, "--cached-input", "0.5", "--json"], env);
+    expect(JSON.parse(cached.stdout)).toMatchObject({ inputPerMillionUsd: "2.0000", cachedInputPerMillionUsd: "0.5000" });
+    const kept = await runGateway([...args, "--json"], env);
+    expect(JSON.parse(kept.stdout)).toMatchObject({ cachedInputPerMillionUsd: "0.5000" });
+    const reset = await runGateway([...args, "--cached-input", "none", "--json"], env);
+    expect(JSON.parse(reset.stdout)).toMatchObject({ cachedInputPerMillionUsd: "2.0000" });
+    const bad = await runGateway([...args, "--cached-input", "cheap"], env);
+    expect([bad.code, bad.stderr.includes("--cached-input must be a non-negative USD amount")]).toEqual([1, true]);
+  });
+
   test("an unknown model ID is an error with exit code 1", async () => {
     const run = await runGateway(["models", "enable", "no-such-model"], { DATABASE_URL: testDb.url });
     expect(run.code).toBe(1);

@@ -7,7 +7,7 @@ import { estimatePromptTokens } from "../../src/core/chat/price.ts";
 import { fundedKey } from "../support/accounts.ts";
 import { runGateway } from "../support/binary.ts";
 import { expectBooksClosed } from "../support/books.ts";
-import { chatErrorShape, hello, postChat } from "../support/chat.ts";
+import { chatErrorShape, hello, postChat, wireUsage } from "../support/chat.ts";
 import { describeOnPostgres } from "../support/databases.ts";
 import { providerEnv, startFakeUpstream } from "../support/fake-upstream.ts";
 import { readJson } from "../support/http.ts";
@@ -151,7 +151,7 @@ describeOnPostgres("three instances on one database, the in-flight cap lifted so
     for (const [i, admitted] of answers.entries()) {
       if (admitted.status !== 200) continue;
       if (i % 2) expect(await admitted.text()).toEndWith("data: [DONE]\n\n");
-      else expect((await readJson(admitted)).usage).toEqual({ prompt_tokens: 11, completion_tokens: 7, total_tokens: 18 });
+      else expect((await readJson(admitted)).usage).toEqual(wireUsage(11, 7, DEFAULT_COST));
     }
     const audit = await expectBooksClosed(books.store, account.id);
     expect(audit.balance).toBe(nanos(startNanos - 7n * DEFAULT_COST));

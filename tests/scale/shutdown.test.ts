@@ -6,7 +6,7 @@ import { nanos, requestCost } from "../../src/core/money.ts";
 import { fundedKey } from "../support/accounts.ts";
 import { spawnServe, type ServeProcess } from "../support/binary.ts";
 import { expectBooksClosed, openBooks, usageOutcomes, type Books } from "../support/books.ts";
-import { hello, postChat } from "../support/chat.ts";
+import { hello, postChat, wireUsage } from "../support/chat.ts";
 import { createTestDatabase, describeEachDialect, type TestDatabase } from "../support/databases.ts";
 import { providerEnv, startFakeUpstream } from "../support/fake-upstream.ts";
 import { readJson } from "../support/http.ts";
@@ -61,7 +61,7 @@ describeEachDialect("gateway serve on SIGTERM", (dialect) => {
     expect(await stream.text()).toEndWith("data: [DONE]\n\n");
     const answer = (await plain) as Response;
     expect(answer.status).toBe(200);
-    expect((await readJson(answer)).usage).toEqual({ prompt_tokens: 11, completion_tokens: 7, total_tokens: 18 });
+    expect((await readJson(answer)).usage).toEqual(wireUsage(11, 7, DEFAULT_COST));
     expect(await gateway.proc.exited).toBe(0);
 
     const audit = await expectBooksClosed(books.store, account.id);

@@ -21,3 +21,18 @@ export const chatErrorShape = (status: number, type: string) => ({
 
 // expect.any(String) typed loosely so the shape can sit inside toEqual.
 const expectString = (await import("bun:test")).expect.any(String) as unknown as string;
+
+/** The usage a client sees: normalised counts, their details, and the exact charge as 9-decimal USD. */
+export const wireUsage = (
+  promptTokens: number,
+  completionTokens: number,
+  costNanos: bigint,
+  details: { cached?: number; reasoning?: number } = {},
+) => ({
+  prompt_tokens: promptTokens,
+  completion_tokens: completionTokens,
+  total_tokens: promptTokens + completionTokens,
+  prompt_tokens_details: { cached_tokens: details.cached ?? 0 },
+  completion_tokens_details: { reasoning_tokens: details.reasoning ?? 0 },
+  cost_usd: `${costNanos / 1_000_000_000n}.${String(costNanos % 1_000_000_000n).padStart(9, "0")}`,
+});

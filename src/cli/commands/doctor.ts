@@ -19,7 +19,7 @@ async function diagnose(offline: boolean): Promise<Check[]> {
     if (!(error instanceof ConfigError)) throw error;
     return [{ name: "configuration", status: "fail", message: `${error.message}; nothing else was checked` }];
   }
-  const configured = PROVIDERS.filter((p) => config.providers[p].apiKey !== undefined).length;
+  const configured = PROVIDERS.filter((p) => config.providers[p].apiKeys.length > 0).length;
   const configuration: Check = {
     name: "configuration",
     status: "ok",

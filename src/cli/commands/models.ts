@@ -12,6 +12,8 @@ const view = (m: Model) => ({
   contextWindow: m.contextWindow,
   inputPerMillionUsd: formatUsd(m.inputPerMTok, 4),
   outputPerMillionUsd: formatUsd(m.outputPerMTok, 4),
+  // The price cached prompt tokens are charged at; the input price unless the operator set one.
+  cachedInputPerMillionUsd: formatUsd(m.cachedInputPerMTok ?? m.inputPerMTok, 4),
   upstreamModel: m.upstreamModel,
   maxOutputTokens: m.maxOutputTokens,
   enabled: m.enabled,
@@ -39,6 +41,7 @@ export function registerModels(program: Command, output: () => Output): void {
           context: (m) => m.contextWindow,
           "input $/1M": (m) => m.inputPerMillionUsd,
           "output $/1M": (m) => m.outputPerMillionUsd,
+          "cached input $/1M": (m) => m.cachedInputPerMillionUsd,
           "max output": (m) => m.maxOutputTokens,
           enabled: (m) => (m.enabled ? "yes" : "no"),
         });
@@ -59,7 +62,14 @@ export function registerModels(program: Command, output: () => Output): void {
     .description("set the sell prices in USD per million tokens")
     .requiredOption("--input <usd>", "USD per 1M input tokens")
     .requiredOption("--output <usd>", "USD per 1M output tokens")
-    .action((id: string, opts: { input: string; output: string }) =>
-      change(id, { inputPerMTok: usdOption("--input", opts.input), outputPerMTok: usdOption("--output", opts.output) }, "repriced"),
+    .option("--cached-input <usd>", 'USD per 1M cached input tokens ("none": the input price)')
+    .action((id: string, opts: { input: string; output: string; cachedInput?: string }) =>
+      change(id, {
+        inputPerMTok: usdOption("--input", opts.input),
+        outputPerMTok: usdOption("--output", opts.output),
+        ...(opts.cachedInput === undefined
+          ? {}
+          : { cachedInputPerMTok: opts.cachedInput === "none" ? null : usdOption("--cached-input", opts.cachedInput) }),
+      }, "repriced"),
     );
 }

@@ -28,7 +28,9 @@ export function chargeFor(usage: Usage | null, reservation: Pick<HeldReservation
   return {
     promptTokens: usage?.prompt_tokens ?? 0,
     completionTokens: usage?.completion_tokens ?? 0,
-    cost: usage ? requestCost(usage.prompt_tokens, usage.completion_tokens, reservation.model) : reservation.amount,
+    cost: usage
+      ? requestCost(usage.prompt_tokens, usage.completion_tokens, reservation.model, usage.cached_tokens)
+      : reservation.amount,
   };
 }
 
@@ -43,6 +45,11 @@ export class BillingSession {
   ) {
     ports.leases.add(reservation.id);
     observer.opened(reservation.model);
+  }
+
+  /** What `settle(usage)` charges. */
+  quote(usage: Usage | null): Charge {
+    return chargeFor(usage, this.reservation);
   }
 
   /**

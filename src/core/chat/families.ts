@@ -1,49 +1,99 @@
-import { FORWARDED_FIELDS, type ChatRequest } from "./request.ts";
+// What each model family's API differs in from OpenAI's chat format, as data: the name of the
+// completion-token ceiling, and the request fields the family rejects. A rejected field is
+// left out (and named to the client) rather than failing the request.
 import type { Model } from "../catalog.ts";
+import { FORWARDED_FIELDS, type ChatRequest } from "./request.ts";
 
-/** What a model family's API differs in from the common OpenAI chat format. */
+type Field = (typeof FORWARDED_FIELDS)[number];
+
 interface Quirks {
   /** The name the family uses for the completion-token ceiling. */
   tokenParam: "max_tokens" | "max_completion_tokens";
-  /** Sampling fields the family rejects; they are left out rather than failing the request. */
-  unsupported: readonly string[];
+  /** Fields the family rejects (or, for fields beyond the spec's table, does not document). */
+  rejects: readonly Field[];
+  /** Fields the family takes only with `reasoning_effort: "none"` (GPT-5.1 and later). */
+  onlyWithoutReasoning?: readonly Field[];
 }
 
-const COMMON: Quirks = { tokenParam: "max_tokens", unsupported: [] };
+// Fields only OpenAI's platform documents: no other provider's chat API lists them.
+const OPENAI_ONLY: readonly Field[] = ["metadata", "store", "service_tier", "verbosity", "modalities", "audio", "prediction", "logit_bias"];
+// OpenAI's reasoning models: no penalties, stop or token biases; audio, predicted outputs and
+// web search belong to other OpenAI models (-audio-preview, -search-preview, GPT-4o/4.1).
+const OPENAI_REASONING: readonly Field[] = [
+  "frequency_penalty", "presence_penalty", "logit_bias", "stop", "modalities", "audio", "prediction", "web_search_options",
+];
+const SAMPLING: readonly Field[] = ["temperature", "top_p", "logprobs", "top_logprobs"];
+const BEYOND_DEEPSEEK_DOCS: readonly Field[] = [
+  ...OPENAI_ONLY, "n", "user", "safety_identifier", "prompt_cache_key", "parallel_tool_calls", "web_search_options", "seed",
+];
+const BEYOND_XAI_DOCS: readonly Field[] = [...OPENAI_ONLY, "safety_identifier", "prompt_cache_key", "web_search_options"];
 
-// Matched against the provider's own model name, first match wins.
+// Matched against the provider's own model name, first match wins; a provider's last row is
+// its fallback. Sources: docs/decisions.md, "OpenAI compatibility".
 const FAMILY_QUIRKS: readonly { provider: Model["provider"]; pattern: RegExp; quirks: Quirks }[] = [
+  // GPT-5 (2025-08): a completion-token ceiling under its own name, default sampling only.
+  { provider: "openai", pattern: /^gpt-5(-\d{4}-\d{2}-\d{2})?$/, quirks: { tokenParam: "max_completion_tokens", rejects: [...OPENAI_REASONING, ...SAMPLING] } },
+  // GPT-5.1 and later take sampling and log probabilities only when they do not reason.
+  { provider: "openai", pattern: /^gpt-5/, quirks: { tokenParam: "max_completion_tokens", rejects: OPENAI_REASONING, onlyWithoutReasoning: SAMPLING } },
+  { provider: "openai", pattern: /^o\d/, quirks: { tokenParam: "max_completion_tokens", rejects: [...OPENAI_REASONING, ...SAMPLING, "verbosity", "parallel_tool_calls"] } },
+  { provider: "openai", pattern: /./, quirks: { tokenParam: "max_tokens", rejects: ["reasoning_effort", "verbosity", "modalities", "audio", "web_search_options"] } },
+  { provider: "deepseek", pattern: /^deepseek-chat$/, quirks: { tokenParam: "max_tokens", rejects: [...BEYOND_DEEPSEEK_DOCS, "reasoning_effort"] } },
+  // Thinking models: sampling is accepted and ignored; log probabilities are an error.
+  { provider: "deepseek", pattern: /./, quirks: { tokenParam: "max_tokens", rejects: [...BEYOND_DEEPSEEK_DOCS, "logprobs", "top_logprobs"] } },
+  // Kimi K2.5 and K2.6 fix their sampling ("cannot be modified"): a changed value is a 400.
   {
-    // GPT-5 and the o-series are reasoning models: a completion-token ceiling under its own
-    // name, and only the default sampling settings.
-    provider: "openai",
-    pattern: /^(gpt-5|o\d)/,
-    quirks: { tokenParam: "max_completion_tokens", unsupported: ["temperature", "top_p", "frequency_penalty", "presence_penalty"] },
+    provider: "moonshot",
+    pattern: /./,
+    quirks: {
+      tokenParam: "max_tokens",
+      rejects: [...OPENAI_ONLY, "n", "temperature", "top_p", "frequency_penalty", "presence_penalty", "user", "parallel_tool_calls", "reasoning_effort", "web_search_options", "seed"],
+    },
   },
+  // Grok 4.3 has an effort dial; the other reasoning models reject it, and all reject penalties and stop.
+  { provider: "xai", pattern: /^grok-4\.3/, quirks: { tokenParam: "max_tokens", rejects: [...BEYOND_XAI_DOCS, "frequency_penalty", "presence_penalty", "stop"] } },
+  { provider: "xai", pattern: /(?<!non-)reasoning/, quirks: { tokenParam: "max_tokens", rejects: [...BEYOND_XAI_DOCS, "frequency_penalty", "presence_penalty", "stop", "reasoning_effort"] } },
+  { provider: "xai", pattern: /./, quirks: { tokenParam: "max_tokens", rejects: [...BEYOND_XAI_DOCS, "reasoning_effort"] } },
+  // Llama API documents few of OpenAI's fields beyond the spec's; the spec's own are forwarded.
   {
-    provider: "xai",
-    pattern: /reasoning/,
-    quirks: { tokenParam: "max_tokens", unsupported: ["frequency_penalty", "presence_penalty", "stop"] },
+    provider: "meta",
+    pattern: /./,
+    quirks: { tokenParam: "max_tokens", rejects: [...OPENAI_ONLY, "n", "logprobs", "top_logprobs", "safety_identifier", "prompt_cache_key", "parallel_tool_calls", "reasoning_effort", "web_search_options"] },
   },
 ];
+
+const COMMON: Quirks = { tokenParam: "max_tokens", rejects: [] };
 
 export const quirksOf = (model: Model): Quirks =>
   FAMILY_QUIRKS.find((f) => f.provider === model.provider && f.pattern.test(model.upstreamModel))?.quirks ?? COMMON;
 
+export interface UpstreamRequest {
+  body: Record<string, unknown>;
+  /** The client's fields left out because the family rejects them, in request order. */
+  dropped: string[];
+}
+
+/** How many completions the provider will write: `n` when the family takes it. */
+export const choicesFor = (request: ChatRequest, model: Model): number =>
+  quirksOf(model).rejects.includes("n") ? 1 : (request.n ?? 1);
+
 /**
- * The body sent upstream: the spec's fields the family accepts, the provider's model name,
+ * The body sent upstream: the client's fields the family accepts, the provider's model name,
  * the ceiling under the family's parameter name, and, for streams, a request for usage.
  */
-export function upstreamBody(request: ChatRequest, model: Model, ceiling: number): Record<string, unknown> {
-  const quirks = quirksOf(model);
+export function upstreamBody(request: ChatRequest, model: Model, ceiling: number): UpstreamRequest {
+  const { tokenParam, rejects, onlyWithoutReasoning = [] } = quirksOf(model);
+  const reasons = request.reasoning_effort !== "none";
   const body: Record<string, unknown> = { model: model.upstreamModel };
+  const dropped: string[] = [];
   for (const field of FORWARDED_FIELDS) {
-    if (request[field] !== undefined && !quirks.unsupported.includes(field)) body[field] = request[field];
+    if (request[field] === undefined) continue;
+    if (rejects.includes(field) || (reasons && onlyWithoutReasoning.includes(field))) dropped.push(field);
+    else body[field] = request[field];
   }
-  body[quirks.tokenParam] = ceiling;
+  body[tokenParam] = ceiling;
   if (request.stream) {
     body.stream = true;
     body.stream_options = { include_usage: true };
   }
-  return body;
+  return { body, dropped };
 }

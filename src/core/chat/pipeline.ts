@@ -6,14 +6,14 @@ import { AppError, isAppError } from "../errors.ts";
 import type { ReservationPolicy } from "../reservation.ts";
 import type { NewReservation } from "../store.ts";
 import { BillingSession, type BillingPorts } from "./billing.ts";
-import { upstreamBody } from "./families.ts";
+import { choicesFor, upstreamBody, type UpstreamRequest } from "./families.ts";
 import { malformedAnswer } from "./failures.ts";
 import type { ReservationObserver } from "./ports.ts";
 import { priceRequest, type Priced } from "./price.ts";
 import type { ChatProvider } from "./provider.ts";
 import type { Relay } from "./relay.ts";
 import type { ChatRequest } from "./request.ts";
-import { toCompletion } from "./response.ts";
+import { completionResponse, readCompletion } from "./response.ts";
 
 export interface ChatPorts extends BillingPorts {
   provider: ChatProvider;
@@ -37,12 +37,16 @@ export interface ChatCall {
   observer: ChatObserver;
   /** Aborted when the client leaves: a request not yet forwarded is not forwarded. */
   signal: AbortSignal;
+  /** A stream whose client leaves is read to its end and charged (STREAM_DISCONNECT_POLICY=charge). */
+  chargeWhenGone: boolean;
 }
 
 export interface Admitted {
   call: ChatCall;
   model: Model;
   priced: Priced;
+  /** What the provider is sent, and the client's fields its family left out. */
+  upstream: UpstreamRequest;
   billing: BillingSession;
 }
 
@@ -59,7 +63,8 @@ async function resolveModel(ports: ChatPorts, id: string): Promise<Model> {
 export async function admitChat(ports: ChatPorts, call: ChatCall): Promise<Admitted> {
   const model = await resolveModel(ports, call.request.model);
   call.observer.resolved(model);
-  const priced = priceRequest(call.request, model, call.bodyBytes);
+  // Each of the `n` choices may run to the ceiling: the reservation covers them all.
+  const priced = priceRequest(call.request, model, call.bodyBytes, choicesFor(call.request, model));
   const outcome = await ports.store.reserve({
     account: call.caller.account,
     key: call.caller.key,
@@ -80,14 +85,10 @@ export async function admitChat(ports: ChatPorts, call: ChatCall): Promise<Admit
     amount: priced.amount,
     startedAt: call.startedAt,
   }, call.observer);
-  return { call, model, priced, billing };
+  return { call, model, priced, upstream: upstreamBody(call.request, model, priced.ceiling), billing };
 }
 
-const providerCall = (admitted: Admitted) => ({
-  model: admitted.model,
-  body: upstreamBody(admitted.call.request, admitted.model, admitted.priced.ceiling),
-  signal: admitted.call.signal,
-});
+const providerCall = (admitted: Admitted) => ({ model: admitted.model, body: admitted.upstream.body, signal: admitted.call.signal });
 
 /** A failed forward releases the reservation, saying why in the usage log, and fails the request. */
 async function failed(admitted: Admitted, error: unknown): Promise<never> {
@@ -100,10 +101,10 @@ async function failed(admitted: Admitted, error: unknown): Promise<never> {
 export async function completeChat(ports: ChatPorts, admitted: Admitted): Promise<Record<string, unknown>> {
   try {
     const answer = await ports.provider.complete(providerCall(admitted));
-    const completion = toCompletion(answer, admitted.model, ports.now());
+    const completion = readCompletion(answer, admitted.model);
     if (!completion) throw malformedAnswer();
-    await admitted.billing.settle(completion.usage);
-    return completion.response;
+    const charge = await admitted.billing.settle(completion.usage);
+    return completionResponse(completion, admitted.model, charge.cost, ports.now());
   } catch (error) {
     return failed(admitted, error);
   }
@@ -113,7 +114,8 @@ export async function completeChat(ports: ChatPorts, admitted: Admitted): Promis
 export async function openStream(ports: ChatPorts, admitted: Admitted): Promise<Relay> {
   try {
     const events = await ports.provider.stream(providerCall(admitted));
-    return { events, model: admitted.model, billing: admitted.billing, log: ports.log, observer: admitted.call.observer };
+    const { observer, chargeWhenGone } = admitted.call;
+    return { events, model: admitted.model, billing: admitted.billing, log: ports.log, observer, chargeWhenGone };
   } catch (error) {
     return failed(admitted, error);
   }

@@ -4,7 +4,7 @@ import { AppError, isAppError } from "../errors.ts";
 import type { BillingSession } from "./billing.ts";
 import { ProviderTimeout, unreachable } from "./failures.ts";
 import type { ChatLog, ReservationObserver } from "./ports.ts";
-import { readChunk } from "./response.ts";
+import { finalChunk, readChunk } from "./response.ts";
 import type { Usage } from "./usage.ts";
 
 /** Where the relay writes the client's events (`data:` payloads), and how it learns the client left. */
@@ -22,6 +22,11 @@ export interface Relay {
   billing: BillingSession;
   log: ChatLog;
   observer: Pick<ReservationObserver, "providerFailed">;
+  /**
+   * When the client leaves, read the provider's stream to its end and charge the usage it
+   * reports (STREAM_DISCONNECT_POLICY=charge); otherwise the client's leaving releases it.
+   */
+  chargeWhenGone: boolean;
 }
 
 export const CLIENT_LEFT = "client disconnected before the stream finished";
@@ -31,8 +36,8 @@ const errorPayload = (error: AppError) =>
 
 /**
  * Relays the provider's events to the client as they arrive. The provider's final chunk (the
- * one with finish_reason) is held back until its usage arrives, then sent with the usage
- * merged in; the usage is charged before `data: [DONE]`. A stream that fails before usage is
+ * last one with a finish_reason) is held back until its usage arrives, then sent with the
+ * usage and its charge merged in; the usage is charged before `data: [DONE]`. A stream that fails before usage is
  * known ends with an error event and releases the whole reservation. A client that leaves is
  * released by `clientLeft`, not here.
  */
@@ -55,8 +60,11 @@ export async function relayStream(relay: Relay, sink: StreamSink): Promise<void>
           const parsed = readChunk(JSON.parse(data) as Record<string, unknown>, model);
           usage = parsed.usage ?? usage;
           if (!parsed.chunk) continue; // the usage-only chunk
-          if (parsed.final) final = parsed.chunk;
-          else if (firstSent) relayed += `data: ${JSON.stringify(parsed.chunk)}\n\n`;
+          if (parsed.final) {
+            // With several choices each has a final chunk: only the last one waits for the usage.
+            if (final) relayed += `data: ${JSON.stringify(final)}\n\n`;
+            final = parsed.chunk;
+          } else if (firstSent) relayed += `data: ${JSON.stringify(parsed.chunk)}\n\n`;
           else {
             // A provider's first read often holds several events; the first one goes out
             // before the rest are reshaped.
@@ -73,7 +81,7 @@ export async function relayStream(relay: Relay, sink: StreamSink): Promise<void>
     finished ||= final !== null && usage !== null;
     if (!finished) throw new Error("the provider's stream ended before it finished");
   } catch (error) {
-    if (sink.gone) return; // clientLeft has released the reservation
+    if (sink.gone && !relay.chargeWhenGone) return; // the client's leaving has released the reservation
     const timedOut = error instanceof ProviderTimeout;
     log.warn("provider stream failed", { model: model.id, error: (error as Error).message });
     relay.observer.providerFailed();
@@ -81,7 +89,12 @@ export async function relayStream(relay: Relay, sink: StreamSink): Promise<void>
     sink.emit(`data: ${errorPayload(isAppError(error) && error.kind === "provider_error" ? error : unreachable(false, 0))}\n\n`);
     return;
   }
-  if (final) sink.emit(`data: ${JSON.stringify(usage ? { ...final, usage } : final)}\n\n`);
+  if (sink.gone && usage === null) {
+    // Nothing says what the provider did for a client that is gone: released, as by default.
+    await billing.releaseQuietly(CLIENT_LEFT);
+    return;
+  }
+  if (final) sink.emit(`data: ${JSON.stringify(finalChunk(final, usage, billing.quote(usage).cost))}\n\n`);
   try {
     await billing.settle(usage);
   } catch (error) {

@@ -1,9 +1,11 @@
 import { type Static, Type as T } from "@sinclair/typebox";
 import { TypeCompiler } from "@sinclair/typebox/compiler";
 import { AppError } from "../errors.ts";
+import { FORWARDABLE_PARAMS, OPENAI_PARAMS, openAiParamProperties } from "./params.ts";
 
-// The spec's chat request and message tables as a TypeBox schema. Unknown fields are allowed
-// (SDKs send extras) but never forwarded: only the fields below reach a provider.
+// The spec's chat request and message tables as a TypeBox schema, with OpenAI's other documented
+// parameters (params.ts). Unknown fields are allowed (SDKs send extras) but never forwarded:
+// only the fields below reach a provider.
 
 const MAX_TOKENS = T.Integer({ minimum: 1, maximum: 200_000 });
 
@@ -17,14 +19,26 @@ const Message = T.Object({
   tool_calls: T.Optional(T.Array(T.Unknown())),
 });
 
-const Tool = T.Object({
-  type: T.Literal("function"),
-  function: T.Object({
-    name: T.String({ minLength: 1, maxLength: 64 }),
-    description: T.Optional(T.String()),
-    parameters: T.Optional(T.Object({})),
+const Tool = T.Union([
+  T.Object({
+    type: T.Literal("function"),
+    function: T.Object({
+      name: T.String({ minLength: 1, maxLength: 64 }),
+      description: T.Optional(T.String()),
+      parameters: T.Optional(T.Object({})),
+      strict: T.Optional(T.Union([T.Boolean(), T.Null()])),
+    }),
   }),
-});
+  // OpenAI's free-form tools: the model answers with text (optionally held to a grammar).
+  T.Object({
+    type: T.Literal("custom"),
+    custom: T.Object({
+      name: T.String({ minLength: 1, maxLength: 64 }),
+      description: T.Optional(T.String()),
+      format: T.Optional(T.Object({})),
+    }),
+  }),
+]);
 
 const ResponseFormat = T.Union([
   T.Object({ type: T.Literal("text") }),
@@ -52,6 +66,7 @@ export const ChatRequestSchema = T.Object({
   tool_choice: T.Optional(T.Union([T.String(), T.Object({})])),
   response_format: T.Optional(ResponseFormat),
   seed: T.Optional(T.Integer({ minimum: -2_147_483_648, maximum: 2_147_483_647 })),
+  ...openAiParamProperties(),
 });
 
 export type ChatRequest = Static<typeof ChatRequestSchema>;
@@ -59,7 +74,7 @@ export type ChatRequest = Static<typeof ChatRequestSchema>;
 /** The fields a provider receives; everything else in the body stays at the gateway. */
 export const FORWARDED_FIELDS = [
   "messages", "temperature", "top_p", "frequency_penalty", "presence_penalty", "stop", "tools", "tool_choice",
-  "response_format", "seed",
+  "response_format", "seed", ...FORWARDABLE_PARAMS,
 ] as const satisfies readonly (keyof ChatRequest)[];
 
 const TOOLS_LIMIT_BYTES = 65_536;
@@ -103,7 +118,7 @@ const RULES: Record<string, string> = {
   frequency_penalty: "must be a number from -2 to 2",
   presence_penalty: "must be a number from -2 to 2",
   stop: "must be a string or an array of at most 4 strings of at most 500 characters",
-  tools: "must be an array of at most 64 function tools, each {type: \"function\", function: {name, description, parameters}}",
+  tools: "must be an array of at most 64 tools, each {type: \"function\", function: {name, description, parameters}} or {type: \"custom\", custom: {name, description, format}}",
   tool_choice: "must be a string or an object",
   response_format: "must be {type: \"text\" | \"json_object\" | \"json_schema\"}; json_schema needs json_schema.name and json_schema.schema",
   seed: "must be a signed 32-bit integer",
@@ -112,6 +127,7 @@ const RULES: Record<string, string> = {
   name: "must be a string of at most 64 characters",
   tool_call_id: "must be a string of at most 256 characters",
   tool_calls: "must be an array",
+  ...Object.fromEntries(Object.entries(OPENAI_PARAMS).map(([name, p]) => [name, p.rule])),
 };
 
 /** Names the offending field from TypeBox's JSON pointer: a top-level field, or a field of one message. */

@@ -1,48 +1,68 @@
-// The client's view of a provider's answer: its body as the provider sent it but for the
-// public model ID, the object type and the usage.
+// The client's view of a provider's answer: its body and chunks as the provider sent them,
+// but for the public model ID, the object type and the normalised usage with its charge.
 import type { Model } from "../catalog.ts";
-import { readUsage, type Usage } from "./usage.ts";
+import type { Nanos } from "../money.ts";
+import { readUsage, wireUsage, type Usage } from "./usage.ts";
+
+type Fields = Record<string, unknown>;
 
 export interface Completion {
-  response: Record<string, unknown>;
+  /** The provider's body, to be answered once its charge is known (`completionResponse`). */
+  body: Fields;
   usage: Usage | null;
 }
 
-/** The spec's non-streaming response from the provider's, or null when it is not a completion. */
-export function toCompletion(upstream: unknown, model: Model, now: number): Completion | null {
-  if (typeof upstream !== "object" || upstream === null) return null;
-  const body = upstream as Record<string, unknown>;
+/** The provider's non-streamed answer read for its usage, or null when it is not a completion. */
+export function readCompletion(upstream: unknown, model: Model): Completion | null {
+  if (typeof upstream !== "object" || upstream === null || Array.isArray(upstream)) return null;
+  const body = upstream as Fields;
   if (!Array.isArray(body.choices)) return null;
-  const usage = readUsage(body.usage);
+  return { body, usage: readUsage(body.usage, model.provider) };
+}
+
+/**
+ * The response the client gets: every field the provider sent, in its order, with `model` the
+ * public ID, `object` the spec's, and `usage` normalised and carrying `cost_usd`.
+ */
+export function completionResponse(completion: Completion, model: Model, cost: Nanos, now: number): Fields {
+  const { body } = completion;
   return {
-    usage,
-    response: {
-      id: typeof body.id === "string" ? body.id : `chatcmpl-${crypto.randomUUID()}`,
-      object: "chat.completion",
-      created: Number.isInteger(body.created) ? body.created : Math.floor(now / 1000),
-      model: model.id,
-      choices: body.choices,
-      usage: usage ?? { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 },
-    },
+    ...body,
+    id: typeof body.id === "string" ? body.id : `chatcmpl-${crypto.randomUUID()}`,
+    object: "chat.completion",
+    created: Number.isInteger(body.created) ? body.created : Math.floor(now / 1000),
+    model: model.id,
+    usage: wireUsage(completion.usage, cost),
   };
 }
 
 /** One parsed stream chunk, read for what the relay needs and reshaped for the client. */
 export interface StreamChunk {
   /** The chunk as the client gets it (null for a usage-only chunk, which is not relayed). */
-  chunk: Record<string, unknown> | null;
+  chunk: Fields | null;
   usage: Usage | null;
-  /** It carries a finish_reason: the relay holds it back until the usage is known. */
+  /** It carries a finish_reason: the relay holds the last one back until the usage is known. */
   final: boolean;
 }
 
-/** Reads a provider chunk and reshapes it in place (it is the caller's own parse; its keys keep their order). */
-export function readChunk(chunk: Record<string, unknown>, model: Model): StreamChunk {
-  const usage = readUsage(chunk.usage);
-  const choices = Array.isArray(chunk.choices) ? (chunk.choices as { finish_reason?: unknown }[]) : [];
+/**
+ * Reads a provider chunk and reshapes it in place (it is the caller's own parse; its keys keep
+ * their order). Usage leaves the chunk wherever the provider put it (Moonshot: in the choice).
+ */
+export function readChunk(chunk: Fields, model: Model): StreamChunk {
+  const choices = Array.isArray(chunk.choices) ? (chunk.choices as Fields[]) : [];
+  let usage = readUsage(chunk.usage, model.provider);
+  if ("usage" in chunk) delete chunk.usage;
+  for (const choice of choices) {
+    if (typeof choice !== "object" || choice === null || !("usage" in choice)) continue;
+    usage ??= readUsage(choice.usage, model.provider);
+    delete choice.usage;
+  }
   if (choices.length === 0) return { chunk: null, usage, final: false };
   chunk.object = "chat.completion.chunk";
   chunk.model = model.id;
-  if ("usage" in chunk) delete chunk.usage;
-  return { chunk, usage, final: choices.some((c) => c.finish_reason != null) };
+  return { chunk, usage, final: choices.some((c) => c?.finish_reason != null) };
 }
+
+/** The held-back final chunk with the usage merged in, as OpenAI's clients read it. */
+export const finalChunk = (chunk: Fields, usage: Usage | null, cost: Nanos): Fields => ({ ...chunk, usage: wireUsage(usage, cost) });

@@ -120,6 +120,8 @@ export const models = pgTable("models", {
   contextWindow: bigint("context_window").notNull(),
   inputNanosPerMTok: bigint("input_nanos_per_mtok").notNull(),
   outputNanosPerMTok: bigint("output_nanos_per_mtok").notNull(),
+  // Null: cached prompt tokens are charged at the input price.
+  cachedInputNanosPerMTok: bigint("cached_input_nanos_per_mtok"),
   upstreamModel: text("upstream_model").notNull(),
   maxOutputTokens: bigint("max_output_tokens").notNull(),
   useCaseHint: text("use_case_hint").notNull(),

@@ -5,7 +5,7 @@ import type { Database } from "../database.ts";
 import { first, int, rows, type Row, type Work } from "../sql.ts";
 
 const COLUMNS = `id, display_name, provider, category, context_window, input_nanos_per_mtok, output_nanos_per_mtok,
-  upstream_model, max_output_tokens, use_case_hint, speed_badge, enabled`;
+  cached_input_nanos_per_mtok, upstream_model, max_output_tokens, use_case_hint, speed_badge, enabled`;
 
 const toModel = (r: Row): Model => ({
   id: r.id as string,
@@ -15,6 +15,7 @@ const toModel = (r: Row): Model => ({
   contextWindow: int(r.context_window),
   inputPerMTok: nanos(r.input_nanos_per_mtok as bigint),
   outputPerMTok: nanos(r.output_nanos_per_mtok as bigint),
+  cachedInputPerMTok: r.cached_input_nanos_per_mtok === null ? null : nanos(r.cached_input_nanos_per_mtok as bigint),
   upstreamModel: r.upstream_model as string,
   maxOutputTokens: int(r.max_output_tokens),
   useCaseHint: r.use_case_hint as string,
@@ -35,10 +36,12 @@ function* updateModel(id: string, change: ModelChange): Work<Model | null> {
     enabled: change.enabled ?? model.enabled,
     input: change.inputPerMTok ?? model.inputPerMTok,
     output: change.outputPerMTok ?? model.outputPerMTok,
+    cachedInput: change.cachedInputPerMTok === undefined ? (model.cachedInputPerMTok ?? null) : change.cachedInputPerMTok,
   };
   const updated = yield* first(
-    `UPDATE models SET enabled = ?, input_nanos_per_mtok = ?, output_nanos_per_mtok = ? WHERE id = ? RETURNING ${COLUMNS}`,
-    next.enabled ? 1 : 0, next.input, next.output, id,
+    `UPDATE models SET enabled = ?, input_nanos_per_mtok = ?, output_nanos_per_mtok = ?, cached_input_nanos_per_mtok = ?
+     WHERE id = ? RETURNING ${COLUMNS}`,
+    next.enabled ? 1 : 0, next.input, next.output, next.cachedInput, id,
   );
   return updated ? toModel(updated) : null;
 }

@@ -7,7 +7,10 @@ const encoder = new TextEncoder();
  * A Server-Sent Events response whose body `relay` writes. When the client goes away, the
  * sink stops writing and `clientLeft` runs (once).
  */
-export function sseResponse(options: { relay(sink: StreamSink): Promise<void>; clientLeft(): Promise<void> }): Response {
+export function sseResponse(
+  options: { relay(sink: StreamSink): Promise<void>; clientLeft(): Promise<void> },
+  headers: Record<string, string> = {},
+): Response {
   let gone = false;
   const stream = new ReadableStream<Uint8Array>({
     async start(controller) {
@@ -37,5 +40,5 @@ export function sseResponse(options: { relay(sink: StreamSink): Promise<void>; c
       await options.clientLeft();
     },
   });
-  return new Response(stream, { headers: SSE_HEADERS });
+  return new Response(stream, { headers: { ...SSE_HEADERS, ...headers } });
 }

@@ -69,6 +69,12 @@ export class Metrics {
     labelNames: ["provider"],
     registers: this.registers,
   });
+  private readonly providerAttempts = new Counter({
+    name: "gateway_provider_attempts_total",
+    help: "Requests sent to a provider, by provider, key (its position in <P>_API_KEY, never the key) and outcome: ok, rejected (400/422), refused (401/403), throttled (429), failed (5xx), unreachable",
+    labelNames: ["provider", "key", "outcome"],
+    registers: this.registers,
+  });
   private readonly estimatorFallbacks = new Counter({
     name: "gateway_estimator_fallbacks_total",
     help: "Estimator answers given by the deterministic estimate because ESTIMATOR_MODEL was unavailable or failed",
@@ -127,6 +133,10 @@ export class Metrics {
 
   providerError(provider: Provider): void {
     this.providerErrors.inc({ provider });
+  }
+
+  providerAttempt(provider: Provider, keyIndex: number | null, outcome: string): void {
+    this.providerAttempts.inc({ provider, key: keyIndex === null ? "none" : String(keyIndex), outcome });
   }
 
   estimatorFallback(): void {

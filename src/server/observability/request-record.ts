@@ -27,6 +27,7 @@ export class RequestRecord implements ChatObserver {
   model: Model | undefined;
   private upstream: { model: Model; startedAt: number; seconds?: number } | undefined;
   private billing: "charged" | "released" | undefined;
+  private disconnected = false;
   /** The response, and the reservation while one is open. */
   private unfinished = 1;
 
@@ -62,6 +63,11 @@ export class RequestRecord implements ChatObserver {
     this.oneLess();
   }
 
+  /** The client left before its stream ended. */
+  clientDisconnected(): void {
+    this.disconnected = true;
+  }
+
   /** The provider failed the request (answered 502, or cut its stream short). */
   providerFailed(): void {
     if (this.model) this.sinks.metrics.providerError(this.model.provider);
@@ -94,6 +100,7 @@ export class RequestRecord implements ChatObserver {
       keyPrefix: this.keyPrefix,
       upstreamMs: this.upstream?.seconds === undefined ? undefined : milliseconds(this.upstream.seconds),
       billing: this.billing,
+      clientDisconnected: this.disconnected || undefined,
     });
   }
 }

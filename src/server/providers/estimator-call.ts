@@ -18,7 +18,9 @@ export const estimatorCall =
   (providers: Record<Provider, ProviderConfig>): AskModel =>
   async (model, messages, { signal, maxOutputTokens }) => {
     const body = { model: model.upstreamModel, messages, [quirksOf(model).tokenParam]: maxOutputTokens };
-    const response = await send(providers[model.provider], body, signal);
+    // The estimator's one call uses the provider's first key; chat requests rotate over them all.
+    const provider = providers[model.provider];
+    const response = await send(provider.baseUrl, provider.apiKeys[0], body, signal);
     if (!response.ok) throw new Error(`the estimator model's provider answered ${response.status}`);
     const text = completionText(await readUpstreamJson(response));
     if (text === null) throw new Error("the estimator model's answer has no message content");

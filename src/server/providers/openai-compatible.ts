@@ -1,19 +1,21 @@
 // The one adapter for all five providers, the chat path's `ChatProvider`: they all speak the
 // OpenAI chat format, and what differs per family is data (src/core/chat/families.ts) and pure
 // mapping (src/core/chat/). This file does the HTTP: send, time out, read within bounds.
-import type { Provider } from "../../core/catalog.ts";
-import { unreachable, upstreamFailure } from "../../core/chat/failures.ts";
+import { PROVIDERS, type Provider } from "../../core/catalog.ts";
+import { unreachable } from "../../core/chat/failures.ts";
 import type { ChatProvider, ProviderCall } from "../../core/chat/provider.ts";
 import { AppError, isAppError } from "../../core/errors.ts";
 import type { ProviderConfig } from "../../config.ts";
 import { readCounting } from "../body.ts";
+import { answerWithRetries, type AttemptOutcome } from "./attempts.ts";
+import { KeyPool } from "./key-pool.ts";
 import { sseData } from "./sse.ts";
 
-/** POSTs a chat completion to the provider's OpenAI-compatible API. Network failures throw. */
-export function send(provider: ProviderConfig, body: Record<string, unknown>, signal: AbortSignal): Promise<Response> {
+/** POSTs a chat completion to `{baseUrl}/chat/completions` with `apiKey`, if any. Network failures throw. */
+export function send(baseUrl: string, apiKey: string | undefined, body: Record<string, unknown>, signal: AbortSignal): Promise<Response> {
   const headers: Record<string, string> = { "content-type": "application/json", accept: body.stream ? "text/event-stream" : "application/json" };
-  if (provider.apiKey) headers.authorization = `Bearer ${provider.apiKey}`;
-  return fetch(`${provider.baseUrl}/chat/completions`, { method: "POST", headers, body: JSON.stringify(body), signal });
+  if (apiKey) headers.authorization = `Bearer ${apiKey}`;
+  return fetch(`${baseUrl}/chat/completions`, { method: "POST", headers, body: JSON.stringify(body), signal });
 }
 
 /**
@@ -107,19 +109,33 @@ async function* relayedEvents(body: ReadableStream<Uint8Array>, exchange: Exchan
   }
 }
 
-/** The chat path's provider port over each provider's OpenAI-compatible HTTP API. */
-export function openAiCompatible(providers: Record<Provider, ProviderConfig>, timeoutMs: number): ChatProvider {
+export interface AdapterOptions {
+  timeoutMs: number;
+  now: () => number;
+  /** Told how each attempt ended, by provider and key index (never the key). */
+  observe(provider: Provider, keyIndex: number | null, outcome: AttemptOutcome): void;
+}
+
+/** The chat path's provider port over each provider's OpenAI-compatible HTTP API, rotating over its keys. */
+export function openAiCompatible(providers: Record<Provider, ProviderConfig>, options: AdapterOptions): ChatProvider {
+  const { timeoutMs, now } = options;
+  const pools = Object.fromEntries(PROVIDERS.map((p) => [p, new KeyPool(providers[p].apiKeys, now)])) as Record<Provider, KeyPool>;
+
   /** Sends `call` and returns its 200 answer, or throws what the client is told. */
-  async function answer(call: ProviderCall, exchange: Exchange): Promise<Response> {
-    let response: Response;
-    try {
-      response = await send(providers[call.model.provider], call.body, exchange.signal);
-    } catch (error) {
-      throw exchange.failure(error);
-    }
-    if (!response.ok) throw upstreamFailure(response.status, await readUpstreamText(response).catch(() => ""));
-    return response;
-  }
+  const answer = (call: ProviderCall, exchange: Exchange): Promise<Response> => {
+    const provider = call.model.provider;
+    return answerWithRetries(
+      {
+        pool: pools[provider],
+        send: (secret) => send(providers[provider].baseUrl, secret, call.body, exchange.signal),
+        failure: (error) => exchange.failure(error),
+        signal: exchange.signal,
+        readText: readUpstreamText,
+        observe: (keyIndex, outcome) => options.observe(provider, keyIndex, outcome),
+      },
+      now,
+    );
+  };
 
   return {
     async complete(call) {

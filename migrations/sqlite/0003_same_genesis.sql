@@ -1,0 +1,1 @@
+ALTER TABLE `models` ADD `cached_input_nanos_per_mtok` integer;

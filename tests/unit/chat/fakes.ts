@@ -1,0 +1,171 @@
+// In-memory stand-ins for the chat pipeline's ports: they record what they were asked and
+// answer what a test scripts. No database, no network, no clock.
+import type { BillingPorts, HeldReservation } from "../../../src/core/chat/billing.ts";
+import type { ChatObserver } from "../../../src/core/chat/pipeline.ts";
+import type { Charge, ChatLog, LeaseRegistry } from "../../../src/core/chat/ports.ts";
+import type { StreamSink } from "../../../src/core/chat/relay.ts";
+import type { Usage } from "../../../src/core/chat/usage.ts";
+import { FALLBACK_CATALOG, type Model } from "../../../src/core/catalog.ts";
+import { nanos, type Nanos } from "../../../src/core/money.ts";
+import type {
+  BillingStore,
+  NewReservation,
+  Release,
+  ReservationOutcome,
+  Settlement,
+} from "../../../src/core/store.ts";
+
+/** A catalog model by its public ID (a copy, so a test may change it). */
+export function model(id: string): Model {
+  const found = FALLBACK_CATALOG.find((m) => m.id === id);
+  if (!found) throw new Error(`no model ${id} in the fallback catalog`);
+  return { ...found };
+}
+
+/** Records every write; `settleWith` and `releaseWith` decide how a write ends (default: at once, fine). */
+export class FakeBillingStore implements BillingStore {
+  readonly reserved: NewReservation[] = [];
+  readonly settled: Settlement[] = [];
+  readonly released: Release[] = [];
+  reserveOutcome: ReservationOutcome = { ok: true, reservationId: "res-1" };
+  settleWith: (input: Settlement) => Promise<{ balance: Nanos }> = async () => ({ balance: nanos(0) });
+  releaseWith: (input: Release) => Promise<void> = async () => {};
+
+  constructor(private readonly timeline: string[] = []) {}
+
+  async reserve(input: NewReservation): Promise<ReservationOutcome> {
+    this.reserved.push(input);
+    return this.reserveOutcome;
+  }
+  settle(input: Settlement): Promise<{ balance: Nanos }> {
+    this.settled.push(input);
+    this.timeline.push("store.settle");
+    return this.settleWith(input);
+  }
+  release(input: Release): Promise<void> {
+    this.released.push(input);
+    this.timeline.push("store.release");
+    return this.releaseWith(input);
+  }
+  async renewLeases(): Promise<void> {}
+  async sweepExpiredReservations(): Promise<number> {
+    return 0;
+  }
+  async auditAccount(): Promise<null> {
+    return null;
+  }
+}
+
+export class FakeLeases implements LeaseRegistry {
+  readonly held = new Set<string>();
+  add(id: string): void {
+    this.held.add(id);
+  }
+  delete(id: string): void {
+    this.held.delete(id);
+  }
+}
+
+export interface LogEntry {
+  level: "warn" | "error";
+  message: string;
+  fields?: Record<string, unknown>;
+}
+
+export class FakeLog implements ChatLog {
+  readonly entries: LogEntry[] = [];
+  warn(message: string, fields?: Record<string, unknown>): void {
+    this.entries.push({ level: "warn", message, fields });
+  }
+  error(message: string, fields?: Record<string, unknown>): void {
+    this.entries.push({ level: "error", message, fields });
+  }
+}
+
+export type ObserverCall =
+  | ["resolved", string]
+  | ["opened", string]
+  | ["closed", Charge | null]
+  | ["providerFailed"];
+
+/** Records the observer's calls in order, models by ID. */
+export class FakeObserver implements ChatObserver {
+  readonly calls: ObserverCall[] = [];
+  resolved(m: Model): void {
+    this.calls.push(["resolved", m.id]);
+  }
+  opened(m: Model): void {
+    this.calls.push(["opened", m.id]);
+  }
+  closed(charge: Charge | null): void {
+    this.calls.push(["closed", charge]);
+  }
+  providerFailed(): void {
+    this.calls.push(["providerFailed"]);
+  }
+}
+
+/** What the client was sent: every `emit` as written, and the events parsed (`[DONE]` kept as a string). */
+export class FakeSink implements StreamSink {
+  readonly writes: string[] = [];
+  gone = false;
+
+  constructor(private readonly timeline: string[] = []) {}
+
+  emit(payload: string): void {
+    this.writes.push(payload);
+    for (const event of parseEvents(payload)) {
+      this.timeline.push(event === "[DONE]" ? "emit [DONE]" : "emit event");
+    }
+  }
+  async flush(): Promise<void> {}
+
+  events(): unknown[] {
+    return this.writes.flatMap(parseEvents);
+  }
+}
+
+function parseEvents(payload: string): unknown[] {
+  if (!payload.endsWith("\n\n")) throw new Error(`an event must end with a blank line: ${JSON.stringify(payload)}`);
+  return payload
+    .slice(0, -2)
+    .split("\n\n")
+    .map((line) => {
+      if (!line.startsWith("data: ")) throw new Error(`not a data line: ${JSON.stringify(line)}`);
+      const data = line.slice("data: ".length);
+      return data === "[DONE]" ? data : JSON.parse(data);
+    });
+}
+
+export const NOW = 1_700_000_005_000;
+export const STARTED_AT = 1_700_000_000_000;
+
+/** A reservation of `amount` for `modelId`, as the pipeline would hold it. */
+export const held = (modelId: string, amount: bigint): HeldReservation => ({
+  id: "res-1",
+  accountId: "acct-1",
+  keyId: "key-1",
+  model: model(modelId),
+  requestedModel: modelId,
+  amount: nanos(amount),
+  startedAt: STARTED_AT,
+});
+
+/** Billing ports over fresh fakes, with the clock fixed at NOW. */
+export function billingPorts(timeline: string[] = []): BillingPorts & {
+  store: FakeBillingStore;
+  leases: FakeLeases;
+  log: FakeLog;
+} {
+  return { store: new FakeBillingStore(timeline), leases: new FakeLeases(), now: () => NOW, log: new FakeLog() };
+}
+
+/** A normalised usage with no provider details. */
+export const usageOf = (prompt: number, completion: number, cached = 0): Usage => ({
+  prompt_tokens: prompt,
+  completion_tokens: completion,
+  total_tokens: prompt + completion,
+  cached_tokens: cached,
+  reasoning_tokens: 0,
+  details: { prompt: {}, completion: {} },
+});

@@ -1,0 +1,229 @@
+import { describe, expect, test } from "bun:test";
+import { BillingSession } from "../../../src/core/chat/billing.ts";
+import { ProviderTimeout } from "../../../src/core/chat/failures.ts";
+import { relayStream } from "../../../src/core/chat/relay.ts";
+import { AppError } from "../../../src/core/errors.ts";
+import { nanos } from "../../../src/core/money.ts";
+import { billingPorts, FakeObserver, FakeSink, held, model } from "./fakes.ts";
+
+const RESERVED = 1_200_000n;
+const head = { id: "chatcmpl-1", object: "chat.completion.chunk", created: 1_700_000_000 };
+
+// What the provider sends (its own model name) and what the client gets (the public ID).
+const upstream = (choice: object, extra: object = {}) => JSON.stringify({ ...head, model: "provider-name-2025", choices: [choice], ...extra });
+const client = (modelId: string, choice: object) => ({ ...head, model: modelId, choices: [choice] });
+const text = (content: string, index = 0) => ({ index, delta: { content }, finish_reason: null });
+const stop = (index = 0) => ({ index, delta: {}, finish_reason: "stop" });
+const rawUsage = (prompt: number, completion: number) => ({ prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion });
+const usageOnly = (prompt: number, completion: number) => JSON.stringify({ ...head, model: "provider-name-2025", choices: [], usage: rawUsage(prompt, completion) });
+const wire = (prompt: number, completion: number, costUsd: string) => ({
+  ...rawUsage(prompt, completion),
+  prompt_tokens_details: { cached_tokens: 0 },
+  completion_tokens_details: { reasoning_tokens: 0 },
+  cost_usd: costUsd,
+});
+const chatError = (status: number, type: string, message: string) => ({ error: { message, type, code: String(status) } });
+const PROVIDER_FAILED = chatError(502, "provider_error", "Upstream provider request failed");
+
+type Read = string[] | Error;
+async function* script(reads: Read[]): AsyncIterable<string[]> {
+  for (const read of reads) {
+    if (read instanceof Error) throw read;
+    yield read;
+  }
+}
+
+/** A relay of `reads` for `modelId` over a real BillingSession on the fake store. */
+function relayOf(reads: Read[] | AsyncIterable<string[]>, modelId = "gpt-4.1", chargeWhenGone = false) {
+  const timeline: string[] = [];
+  const ports = billingPorts(timeline);
+  const observer = new FakeObserver();
+  const billing = new BillingSession(ports, held(modelId, RESERVED), observer);
+  const sink = new FakeSink(timeline);
+  const events = Array.isArray(reads) ? script(reads) : reads;
+  const run = () => relayStream({ events, model: model(modelId), billing, log: ports.log, observer, chargeWhenGone }, sink);
+  return { ...ports, observer, sink, timeline, run };
+}
+
+/** What was written to the store, in short. */
+const writes = (store: ReturnType<typeof billingPorts>["store"]) => ({
+  settled: store.settled.map((s) => ({ promptTokens: s.promptTokens, completionTokens: s.completionTokens, cost: s.cost })),
+  released: store.released.map((r) => r.reason),
+});
+
+describe("relayStream, a stream that finishes", () => {
+  test("relays content in order, holds the final chunk for the usage and charges it before [DONE]", async () => {
+    const r = relayOf([[upstream(text("Hel")), upstream(text("lo"))], [upstream(stop())], [usageOnly(12, 2)], ["[DONE]"]]);
+    await r.run();
+    // gpt-4.1: 12 × 2 000 + 2 × 8 000 nano-USD.
+    expect(r.sink.events()).toEqual([
+      client("gpt-4.1", text("Hel")),
+      client("gpt-4.1", text("lo")),
+      { ...client("gpt-4.1", stop()), usage: wire(12, 2, "0.000040000") },
+      "[DONE]",
+    ]);
+    expect(writes(r.store)).toEqual({ settled: [{ promptTokens: 12, completionTokens: 2, cost: nanos(40_000n) }], released: [] });
+    expect(r.timeline.slice(-3)).toEqual(["emit event", "store.settle", "emit [DONE]"]);
+    expect(r.observer.calls).toEqual([["opened", "gpt-4.1"], ["closed", { promptTokens: 12, completionTokens: 2, cost: nanos(40_000n) }]]);
+    expect(r.leases.held.size).toBe(0);
+  });
+
+  test.each([
+    // DeepSeek: the usage rides on the finish chunk. $0.28 / $0.42: 12 × 280 + 2 × 420.
+    ["inside the finish chunk (DeepSeek)", "deepseek-v3.2", upstream(stop(), { usage: rawUsage(12, 2) }), "0.000004200", 4_200n],
+    // Moonshot: inside the finishing choice. $0.95 / $4: 12 × 950 + 2 × 4 000.
+    ["inside the finishing choice (Moonshot)", "kimi-k2.6", upstream({ ...stop(), usage: rawUsage(12, 2) }), "0.000019400", 19_400n],
+  ] as const)("charges usage sent %s", async (_title, modelId, finish, costUsd, cost) => {
+    const r = relayOf([[upstream(text("Hi")), finish], ["[DONE]"]], modelId);
+    await r.run();
+    expect(r.sink.events()).toEqual([client(modelId, text("Hi")), { ...client(modelId, stop()), usage: wire(12, 2, costUsd) }, "[DONE]"]);
+    expect(writes(r.store)).toEqual({ settled: [{ promptTokens: 12, completionTokens: 2, cost: nanos(cost) }], released: [] });
+  });
+
+  test("a stream that ends without [DONE] but after the final chunk and usage is finished", async () => {
+    const r = relayOf([[upstream(text("Hi"))], [upstream(stop())], [usageOnly(12, 2)]]);
+    await r.run();
+    expect(r.sink.events()).toEqual([client("gpt-4.1", text("Hi")), { ...client("gpt-4.1", stop()), usage: wire(12, 2, "0.000040000") }, "[DONE]"]);
+    expect(writes(r.store).settled).toHaveLength(1);
+  });
+
+  test("[DONE] without usage charges the whole reservation, shown in the final chunk", async () => {
+    const r = relayOf([[upstream(text("Hi")), upstream(stop())], ["[DONE]"]]);
+    await r.run();
+    expect(r.sink.events()).toEqual([client("gpt-4.1", text("Hi")), { ...client("gpt-4.1", stop()), usage: wire(0, 0, "0.001200000") }, "[DONE]"]);
+    expect(writes(r.store)).toEqual({ settled: [{ promptTokens: 0, completionTokens: 0, cost: nanos(RESERVED) }], released: [] });
+  });
+
+  test("with several choices every final chunk is relayed, the last one with the usage", async () => {
+    const r = relayOf([
+      [upstream(text("A", 0)), upstream(text("B", 1))],
+      [upstream(stop(0))],
+      [upstream(text("C", 1))],
+      [upstream(stop(1))],
+      [usageOnly(12, 4)],
+      ["[DONE]"],
+    ]);
+    await r.run();
+    expect(r.sink.events()).toEqual([
+      client("gpt-4.1", text("A", 0)),
+      client("gpt-4.1", text("B", 1)),
+      client("gpt-4.1", text("C", 1)),
+      client("gpt-4.1", stop(0)),
+      { ...client("gpt-4.1", stop(1)), usage: wire(12, 4, "0.000056000") },
+      "[DONE]",
+    ]);
+  });
+});
+
+describe("relayStream, a stream that fails", () => {
+  test.each([
+    ["content only", [[upstream(text("Hi"))]]],
+    ["a final chunk but no usage", [[upstream(text("Hi"))], [upstream(stop())]]],
+    ["usage but no final chunk", [[upstream(text("Hi"))], [usageOnly(12, 2)]]],
+  ] as const)("ending after %s releases the reservation and ends with an error event, no [DONE]", async (_title, reads) => {
+    const r = relayOf(reads.map((read) => [...read]));
+    await r.run();
+    expect(r.sink.events()).toEqual([client("gpt-4.1", text("Hi")), PROVIDER_FAILED]);
+    expect(writes(r.store)).toEqual({ settled: [], released: ["provider stream failed"] });
+    expect(r.observer.calls).toEqual([["opened", "gpt-4.1"], ["providerFailed"], ["closed", null]]);
+    expect(r.log.entries).toEqual([
+      { level: "warn", message: "provider stream failed", fields: { model: "gpt-4.1", error: "the provider's stream ended before it finished" } },
+    ]);
+    expect(r.leases.held.size).toBe(0);
+  });
+
+  test.each([
+    ["a ProviderTimeout", new ProviderTimeout(120_000), "provider stream timed out", chatError(502, "provider_error", "Upstream provider timed out after 120 s")],
+    ["another provider_error", new AppError("provider_error", "Upstream provider stream was cut"), "provider stream failed", chatError(502, "provider_error", "Upstream provider stream was cut")],
+    ["an error of another kind", new AppError("payload_too_large", "event too large"), "provider stream failed", PROVIDER_FAILED],
+    ["a plain Error", new Error("socket hang up"), "provider stream failed", PROVIDER_FAILED],
+  ] as const)("%s thrown mid-stream releases the reservation and sends the error event", async (_title, error, reason, event) => {
+    const r = relayOf([[upstream(text("Hi"))], error]);
+    await r.run();
+    expect(r.sink.events()).toEqual([client("gpt-4.1", text("Hi")), event]);
+    expect(writes(r.store)).toEqual({ settled: [], released: [reason] });
+  });
+
+  test("a malformed event sends the good events of its read first, in one write, then the error", async () => {
+    const r = relayOf([[upstream(text("A"))], [upstream(text("B")), upstream(text("C")), "{not json", upstream(text("D"))]]);
+    await r.run();
+    expect(r.sink.events()).toEqual([client("gpt-4.1", text("A")), client("gpt-4.1", text("B")), client("gpt-4.1", text("C")), PROVIDER_FAILED]);
+    expect(r.sink.writes).toHaveLength(3); // A; B and C together; the error
+    expect(writes(r.store)).toEqual({ settled: [], released: ["provider stream failed"] });
+  });
+
+  test("a malformed event in the first read still sends the first event at once", async () => {
+    const r = relayOf([[upstream(text("A")), upstream(text("B")), "{not json"]]);
+    await r.run();
+    expect(r.sink.writes.map((w) => w.split("\n\n").length - 1)).toEqual([1, 1, 1]);
+    expect(r.sink.events()).toEqual([client("gpt-4.1", text("A")), client("gpt-4.1", text("B")), PROVIDER_FAILED]);
+  });
+
+  test("a client that has gone is not released by the relay, nor sent the error", async () => {
+    let sink: FakeSink | undefined;
+    async function* leaving(): AsyncIterable<string[]> {
+      yield [upstream(text("Hi"))];
+      sink!.gone = true;
+      throw new ProviderTimeout(120_000);
+    }
+    const r = relayOf(leaving());
+    sink = r.sink;
+    await r.run();
+    expect(r.sink.events()).toEqual([client("gpt-4.1", text("Hi"))]);
+    expect(writes(r.store)).toEqual({ settled: [], released: [] });
+    expect(r.observer.calls).toEqual([["opened", "gpt-4.1"]]);
+    expect([...r.leases.held]).toEqual(["res-1"]); // clientLeft releases it
+  });
+
+  describe("under STREAM_DISCONNECT_POLICY=charge", () => {
+    /** The client leaves after the first read; the provider's stream goes on with `rest`. */
+    function leavingAfterFirst(rest: Read[]) {
+      let sink: FakeSink | undefined;
+      async function* reads(): AsyncIterable<string[]> {
+        yield [upstream(text("Hi"))];
+        sink!.gone = true;
+        for (const read of rest) {
+          if (read instanceof Error) throw read;
+          yield read;
+        }
+      }
+      const r = relayOf(reads(), "gpt-4.1", true);
+      sink = r.sink;
+      return r;
+    }
+
+    test("a client that leaves is charged the usage the provider reports at the end", async () => {
+      const r = leavingAfterFirst([[upstream(text(" there")), upstream(stop())], [usageOnly(12, 2)], ["[DONE]"]]);
+      await r.run();
+      expect(writes(r.store)).toEqual({ settled: [{ promptTokens: 12, completionTokens: 2, cost: nanos(40_000n) }], released: [] });
+      expect(r.leases.held.size).toBe(0);
+    });
+
+    test("a stream that reports no usage is released as by default", async () => {
+      const r = leavingAfterFirst([[upstream(stop())], ["[DONE]"]]);
+      await r.run();
+      expect(writes(r.store)).toEqual({ settled: [], released: ["client disconnected before the stream finished"] });
+    });
+
+    test("a stream that fails after the client left is released", async () => {
+      const r = leavingAfterFirst([new ProviderTimeout(120_000)]);
+      await r.run();
+      expect(writes(r.store)).toEqual({ settled: [], released: ["provider stream timed out"] });
+    });
+  });
+
+  test("a charge that cannot be written ends with the 503 error event and no [DONE]", async () => {
+    const r = relayOf([[upstream(text("Hi")), upstream(stop())], [usageOnly(12, 2)], ["[DONE]"]]);
+    const down = new Error("database is down");
+    r.store.settleWith = () => Promise.reject(down);
+    await r.run();
+    expect(r.sink.events()).toEqual([
+      client("gpt-4.1", text("Hi")),
+      { ...client("gpt-4.1", stop()), usage: wire(12, 2, "0.000040000") },
+      chatError(503, "service_unavailable_error", "The service is temporarily unavailable; this request will not be charged"),
+    ]);
+    expect(r.store.released).toEqual([]); // left to the sweeper
+    expect(r.log.entries).toEqual([{ level: "error", message: "charging a finished stream failed", fields: { model: "gpt-4.1", error: down } }]);
+    expect(r.leases.held.size).toBe(0);
+  });
+});
