@@ -81,6 +81,7 @@ export function startFakeUpstream(): FakeUpstream {
       const created = Math.floor(Date.now() / 1000);
       const usage = b.usage === undefined ? DEFAULT.usage : b.usage;
       const content = b.content ?? DEFAULT.content;
+      if (wantsRichAnswer(b, body)) return richAnswer(b, body, { id, created, usage, content });
       if (!body.stream) {
         if (b.delayMs) await sleep(b.delayMs);
         if (b.holdUntil) await b.holdUntil;
@@ -185,3 +186,170 @@ export const providerEnv = (fake: FakeUpstream): Record<string, string> =>
       [`${p}_API_KEY`, `sk-test-${p.toLowerCase()}-secret`],
     ]),
   );
+
+// ---------------------------------------------------------------------------------------------
+// Rich answers for the client-library suite (tests/integration/clients): the fields OpenAI
+// documents beyond a plain text completion. A request is answered here when it asks for more
+// than one choice or for log probabilities, or when the test set one of the behaviours below;
+// everything else (and every fault behaviour above) keeps the plain path and its defaults.
+// Streams answered here are not counted by openStreams(): they always run to their end.
+// ---------------------------------------------------------------------------------------------
+
+/** A tool call the fake answers with: a function call (JSON arguments) or a custom tool's free-form input. */
+export interface FakeToolCall {
+  type?: "function" | "custom";
+  name: string;
+  /** Function arguments (a JSON text) or a custom tool's input. */
+  arguments: string;
+}
+
+// Declaration merging adds these to Behavior without touching the interface above.
+export interface Behavior {
+  /** Answer with these tool calls (content null, finish_reason "tool_calls"); streamed as deltas: id, type and name first, then the arguments in fragments. */
+  toolCalls?: FakeToolCall[];
+  /** Answer with a refusal (`message.refusal`, content null); streamed as `delta.refusal` fragments. */
+  refusal?: string;
+  /** DeepSeek-style reasoning before the answer: `message.reasoning_content`, streamed as `delta.reasoning_content` fragments before the content. */
+  reasoningContent?: string;
+  /** Detail objects in the usage, as OpenAI reports them. */
+  usageDetails?: { cached_tokens?: number; reasoning_tokens?: number };
+  /** Further fields merged into the usage object as the provider reports it (e.g. DeepSeek's `prompt_cache_hit_tokens`). */
+  usageExtra?: Record<string, unknown>;
+  systemFingerprint?: string;
+  serviceTier?: string;
+}
+
+interface Basics {
+  id: string;
+  created: number;
+  usage: { prompt_tokens: number; completion_tokens: number } | null;
+  content: string;
+}
+
+const RICH_FIELDS = ["toolCalls", "refusal", "reasoningContent", "usageDetails", "usageExtra", "systemFingerprint", "serviceTier"] as const;
+
+function wantsRichAnswer(b: Behavior, body: Record<string, unknown>): boolean {
+  const fault = b.malformed || b.oversizedBytes || b.holdUntil || b.stallAfter !== undefined || b.breakAfter !== undefined;
+  if (fault) return false;
+  return RICH_FIELDS.some((f) => b[f] !== undefined) || (typeof body.n === "number" && body.n > 1) || body.logprobs === true;
+}
+
+/** Splits `text` into `count` consecutive pieces (some may be empty when the text is short). */
+const pieces = (text: string, count: number) =>
+  Array.from({ length: count }, (_, i) => text.slice(Math.floor((i * text.length) / count), Math.floor(((i + 1) * text.length) / count)));
+
+/** Choice i's text: the configured content for the first choice, numbered for the others. */
+const choiceText = (content: string, index: number) => (index === 0 ? content : `${content} #${index + 1}`);
+
+/** OpenAI's logprobs object for `text`, one entry per word-ish token, with `top` alternatives each. */
+function logprobsFor(text: string, top: number) {
+  const tokens = text.match(/\s*\S+/g) ?? [];
+  const entry = (token: string, rank: number) => ({ token, logprob: -0.01 * (rank + 1), bytes: [...new TextEncoder().encode(token)] });
+  return {
+    content: tokens.map((token) => ({
+      ...entry(token, 0),
+      top_logprobs: Array.from({ length: top }, (_, r) => (r === 0 ? entry(token, 0) : entry(`${token}~${r}`, r))),
+    })),
+    refusal: null,
+  };
+}
+
+const toolCallId = (callIndex: number, choice: number) => `call_fake_${choice}_${callIndex}`;
+
+function richUsage(b: Behavior, usage: Basics["usage"]) {
+  if (!usage) return undefined;
+  return {
+    ...usage,
+    total_tokens: usage.prompt_tokens + usage.completion_tokens,
+    ...(b.usageDetails?.cached_tokens !== undefined ? { prompt_tokens_details: { cached_tokens: b.usageDetails.cached_tokens } } : {}),
+    ...(b.usageDetails?.reasoning_tokens !== undefined ? { completion_tokens_details: { reasoning_tokens: b.usageDetails.reasoning_tokens } } : {}),
+    ...b.usageExtra,
+  };
+}
+
+async function richAnswer(b: Behavior, body: Record<string, unknown>, basics: Basics): Promise<Response> {
+  const { id, created, content } = basics;
+  const n = typeof body.n === "number" && body.n > 1 ? body.n : 1;
+  const top = body.logprobs === true ? (typeof body.top_logprobs === "number" ? body.top_logprobs : 0) : -1;
+  const usage = richUsage(b, basics.usage);
+  const finish = b.toolCalls ? "tool_calls" : "stop";
+  const envelope = {
+    ...(b.serviceTier !== undefined ? { service_tier: b.serviceTier } : {}),
+    ...(b.systemFingerprint !== undefined ? { system_fingerprint: b.systemFingerprint } : {}),
+  };
+  if (b.delayMs) await sleep(b.delayMs);
+
+  if (!body.stream) {
+    const choices = Array.from({ length: n }, (_, index) => {
+      const text = choiceText(content, index);
+      const message: Record<string, unknown> = { role: "assistant", content: b.toolCalls || b.refusal ? null : text, refusal: b.refusal ?? null };
+      if (b.reasoningContent !== undefined) message.reasoning_content = b.reasoningContent;
+      if (b.toolCalls) {
+        message.tool_calls = b.toolCalls.map((call, i) =>
+          call.type === "custom"
+            ? { id: toolCallId(i, index), type: "custom", custom: { name: call.name, input: call.arguments } }
+            : { id: toolCallId(i, index), type: "function", function: { name: call.name, arguments: call.arguments } },
+        );
+      }
+      const logprobs = top >= 0 && !b.toolCalls ? logprobsFor(b.refusal ?? text, top) : null;
+      return { index, message, logprobs, finish_reason: finish };
+    });
+    return Response.json({ id, object: "chat.completion", created, model: body.model, choices, ...envelope, ...(usage ? { usage } : {}) });
+  }
+
+  const chunks = b.chunks ?? DEFAULT.chunks;
+  const events: unknown[] = [];
+  const chunk = (index: number, delta: object, finishReason: string | null, extra: object = {}) => ({
+    id, object: "chat.completion.chunk", created, model: body.model, ...envelope,
+    choices: [{ index, delta, ...extra, finish_reason: finishReason }],
+  });
+  for (let index = 0; index < n; index++) events.push(chunk(index, { role: "assistant", content: "" }, null));
+  // Choices interleave, as OpenAI's do: the k-th piece of every choice, then the (k+1)-th.
+  if (b.reasoningContent !== undefined) {
+    const parts = pieces(b.reasoningContent, chunks);
+    for (const part of parts) for (let index = 0; index < n; index++) events.push(chunk(index, { reasoning_content: part }, null));
+  }
+  if (b.toolCalls) {
+    for (let index = 0; index < n; index++) {
+      for (const [i, call] of b.toolCalls.entries()) {
+        const kind = call.type === "custom" ? "custom" : "function";
+        const field = kind === "custom" ? "input" : "arguments";
+        events.push(chunk(index, { tool_calls: [{ index: i, id: toolCallId(i, index), type: kind, [kind]: { name: call.name, [field]: "" } }] }, null));
+        for (const part of pieces(call.arguments, chunks)) events.push(chunk(index, { tool_calls: [{ index: i, [kind]: { [field]: part } }] }, null));
+      }
+    }
+  } else if (b.refusal !== undefined) {
+    for (const part of pieces(b.refusal, chunks)) for (let index = 0; index < n; index++) events.push(chunk(index, { refusal: part }, null));
+  } else {
+    const parts = Array.from({ length: n }, (_, index) => pieces(choiceText(content, index), chunks));
+    for (let k = 0; k < chunks; k++) {
+      for (let index = 0; index < n; index++) {
+        const part = parts[index]![k]!;
+        events.push(chunk(index, { content: part }, null, top >= 0 ? { logprobs: logprobsFor(part, top) } : {}));
+      }
+    }
+  }
+  for (let index = 0; index < n; index++) {
+    const last = index === n - 1;
+    // DeepSeek style puts the usage in the last finish chunk; OpenAI's in a chunk of its own.
+    events.push({ ...chunk(index, {}, finish), ...(last && b.usageInFinalChunk && usage ? { usage } : {}) });
+  }
+  if (usage && !b.usageInFinalChunk) events.push({ id, object: "chat.completion.chunk", created, model: body.model, ...envelope, choices: [], usage });
+  events.push("[DONE]");
+
+  const encoder = new TextEncoder();
+  const stream = new ReadableStream({
+    async start(c) {
+      try {
+        for (const e of events) {
+          c.enqueue(encoder.encode(`data: ${typeof e === "string" ? e : JSON.stringify(e)}\n\n`));
+          await sleep(1); // chunks arrive over time, as from a real provider
+        }
+        c.close();
+      } catch {
+        // The client went away mid-stream: nothing left to send.
+      }
+    },
+  });
+  return new Response(stream, { headers: { "content-type": "text/event-stream" } });
+}
