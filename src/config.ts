@@ -52,9 +52,9 @@ export interface Config {
   metricsToken: string | undefined;
 }
 
-export const LOG_LEVELS = ["info", "warn", "error"] as const;
-export const STREAM_DISCONNECT_POLICIES = ["release", "charge"] as const;
-export type StreamDisconnectPolicy = (typeof STREAM_DISCONNECT_POLICIES)[number];
+const LOG_LEVELS = ["info", "warn", "error"] as const;
+const STREAM_DISCONNECT_POLICIES = ["release", "charge"] as const;
+type StreamDisconnectPolicy = (typeof STREAM_DISCONNECT_POLICIES)[number];
 export type LogLevel = (typeof LOG_LEVELS)[number];
 
 export class ConfigError extends Error {

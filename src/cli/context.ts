@@ -4,7 +4,7 @@ import { openDatabase, type Database } from "../db/database.ts";
 import { migrate } from "../db/migrate.ts";
 import { createStore } from "../db/store/index.ts";
 
-export interface CliContext {
+interface CliContext {
   config: Config;
   db: Database;
   store: Store;

@@ -10,7 +10,7 @@ import { registerUsage } from "./commands/usage.ts";
 import { registerUsers } from "./commands/users.ts";
 import { CliError, type Output } from "./output.ts";
 
-export function buildProgram(): Command {
+function buildProgram(): Command {
   const program = new Command("gateway")
     .description("Prepaid-credit gateway for chat-completion models: HTTP server and admin CLI")
     .option("--json", "machine-readable JSON output")

@@ -2,7 +2,7 @@ import Decimal from "decimal.js";
 import { formatUsd, NANOS_PER_USD, type Nanos } from "./money.ts";
 import type { Account } from "./store.ts";
 
-export type AccountState = "active" | "banned" | "deleted";
+type AccountState = "active" | "banned" | "deleted";
 
 /** Deleted wins over banned: a deleted account is gone whatever else is set on it. */
 export function accountState(account: Pick<Account, "bannedAt" | "deletedAt">): AccountState {

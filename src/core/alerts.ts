@@ -1,7 +1,7 @@
 import { formatUsd, nanos, type Nanos } from "./money.ts";
 
 /** The alert state an account's balance change is judged against. */
-export interface BalanceMove {
+interface BalanceMove {
   before: Nanos;
   after: Nanos;
   /** Null when the account turned alerts off. */

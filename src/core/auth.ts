@@ -66,12 +66,12 @@ async function passwordMatches(password: string, hash: string | null): Promise<b
   return Bun.password.verify(password, hash);
 }
 
-export interface SignInContext {
+interface SignInContext {
   ip: string;
   now: number;
 }
 
-export interface FreeCreditPolicy {
+interface FreeCreditPolicy {
   amount: Nanos;
   perIpPerDay: number;
 }

@@ -3,7 +3,7 @@ import { nanos, parseUsd, type Nanos } from "./money.ts";
 export const PROVIDERS = ["openai", "deepseek", "moonshot", "xai", "meta"] as const;
 export type Provider = (typeof PROVIDERS)[number];
 
-export const CATEGORIES = ["frontier", "premium", "reasoning", "standard", "efficient"] as const;
+const CATEGORIES = ["frontier", "premium", "reasoning", "standard", "efficient"] as const;
 export type Category = (typeof CATEGORIES)[number];
 
 export interface Model {

@@ -16,7 +16,7 @@ export interface SessionFallback {
 }
 
 /** What an event asks of the gateway. */
-export type CheckoutEvent =
+type CheckoutEvent =
   | { kind: "paid"; eventId: string; eventType: string; sessionId: string; fallback: SessionFallback | null }
   | { kind: "closed"; eventId: string; eventType: string; sessionId: string; status: "expired" | "failed" }
   | { kind: "ignored" };
@@ -83,7 +83,7 @@ export function readCheckoutEvent(event: ProviderEvent): CheckoutEvent {
   }
 }
 
-export type EventResult = PaymentOutcome | { closed: true } | { ignored: true };
+type EventResult = PaymentOutcome | { closed: true } | { ignored: true };
 
 /** Applies what the event asks for; events the gateway does not act on are acknowledged and ignored. */
 export async function applyCheckoutEvent(store: CheckoutEventStore, event: CheckoutEvent, now: number): Promise<EventResult> {

@@ -64,7 +64,7 @@ export interface NewHostedCheckout {
 }
 
 /** A session on the provider's hosted checkout page. */
-export interface HostedCheckout {
+interface HostedCheckout {
   id: string;
   url: string;
   /** Epoch ms; null when the provider did not say. */
@@ -106,7 +106,7 @@ export const fitsCapacity = (capacity: Nanos | null, committed: Nanos, credits: 
  * Where Stripe sends the buyer back: the dashboard's top-up page, told how it went. Stripe
  * replaces `{CHECKOUT_SESSION_ID}` with the session's id.
  */
-export const checkoutReturnUrls = (dashboardUrl: string) => ({
+const checkoutReturnUrls = (dashboardUrl: string) => ({
   successUrl: `${dashboardUrl}/topup?checkout=success&session_id={CHECKOUT_SESSION_ID}`,
   cancelUrl: `${dashboardUrl}/topup?checkout=cancelled`,
 });

@@ -9,7 +9,7 @@ export const USAGE_PAGE_SIZE = 50;
 /** The table pages through the same latest 1,000 logs as the CSV export, which bounds the query's offset. */
 export const USAGE_PAGES = 1_000 / USAGE_PAGE_SIZE;
 /** Days in the overview's chart, today (UTC) included. */
-export const SPEND_CHART_DAYS = 30;
+const SPEND_CHART_DAYS = 30;
 
 export const DAY_MS = 24 * 60 * 60 * 1000;
 

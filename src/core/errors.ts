@@ -17,7 +17,7 @@ const KINDS = {
   timeout: { status: 504, type: "timeout_error" },
 } as const satisfies Record<string, { status: number; type: string }>;
 
-export type ErrorKind = keyof typeof KINDS;
+type ErrorKind = keyof typeof KINDS;
 
 export class AppError extends Error {
   readonly kind: ErrorKind;

@@ -8,12 +8,12 @@ import { CREDIT_PACKS, type CreditPack } from "./packs.ts";
 export const DAYS_PER_MONTH = 30;
 
 /** Tokens per request: the defaults, and what each hint raises or lowers them to. */
-export const TOKENS_PER_REQUEST = {
+const TOKENS_PER_REQUEST = {
   input: { default: 1_000, code: 3_000, documents: 8_000 },
   output: { default: 500, code: 1_500, extraction: 200 },
 } as const;
 
-export type Intent = "cheap" | "reasoning" | "balanced";
+type Intent = "cheap" | "reasoning" | "balanced";
 
 /**
  * The model each intent recommends (the spec's hint table), then stand-ins in order for when

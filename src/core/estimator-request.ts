@@ -1,11 +1,11 @@
 import { AppError, MESSAGES } from "./errors.ts";
 
 /** The spec's estimator limits. */
-export const ESTIMATOR_MAX_MESSAGES = 10;
-export const ESTIMATOR_MAX_CONTENT_CHARS = 2_000;
+const ESTIMATOR_MAX_MESSAGES = 10;
+const ESTIMATOR_MAX_CONTENT_CHARS = 2_000;
 
-export const ESTIMATOR_ROLES = ["user", "assistant", "system"] as const;
-export type EstimatorRole = (typeof ESTIMATOR_ROLES)[number];
+const ESTIMATOR_ROLES = ["user", "assistant", "system"] as const;
+type EstimatorRole = (typeof ESTIMATOR_ROLES)[number];
 
 export interface EstimatorMessage {
   role: EstimatorRole;

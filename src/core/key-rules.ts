@@ -20,7 +20,7 @@ export const KEY_ROTATED = "The old key no longer works. Store the new key now: 
 const KEY_FIELDS = ["name", "expiresAt", "creditLimitUsd", "rateLimitUsdPerHour", "rateLimitRequestsPerHour"] as const;
 export type KeyField = (typeof KEY_FIELDS)[number];
 
-export type KeyFields = { [K in keyof KeyChange]-?: Exclude<KeyChange[K], undefined> };
+type KeyFields = { [K in keyof KeyChange]-?: Exclude<KeyChange[K], undefined> };
 
 /** A parsed value, or the field that was refused and why ("must be in the future"). */
 export type Parsed<T> = { ok: true; value: T } | { ok: false; field: KeyField; reason: string };

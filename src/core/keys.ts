@@ -1,9 +1,9 @@
 import { createHash } from "node:crypto";
 
-export const KEY_PREFIX = "gw-";
+const KEY_PREFIX = "gw-";
 const SECRET_LENGTH = 48;
 /** How much of the secret the list view shows, for recognition. */
-export const PREFIX_LENGTH = 10;
+const PREFIX_LENGTH = 10;
 const BASE62 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
 const KEY_PATTERN = new RegExp(`^${KEY_PREFIX}[0-9A-Za-z]{${SECRET_LENGTH}}$`);
 
@@ -35,7 +35,7 @@ export const keyPrefix = (secret: string): string => secret.slice(0, PREFIX_LENG
 /** Cheap shape check, so that malformed tokens are refused without a database lookup. */
 export const looksLikeKey = (token: string): boolean => KEY_PATTERN.test(token);
 
-export type KeyStatus = "active" | "revoked" | "expired";
+type KeyStatus = "active" | "revoked" | "expired";
 
 /** The spec's derived status: revoked if revoked, else expired once past expiry, else active. */
 export function keyStatus(key: { revokedAt: number | null; expiresAt: number | null }, now: number): KeyStatus {

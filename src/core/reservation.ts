@@ -1,19 +1,11 @@
 import { AppError } from "./errors.ts";
-import { formatUsd, type Nanos } from "./money.ts";
+import { secondsUntilFits, windowRequests, windowSpend, type HourWindow } from "./hour-window.ts";
+import { formatUsd, nanos, type Nanos } from "./money.ts";
 
-export const MINUTE_MS = 60_000;
-/** Hourly limits look at the last 60 one-minute buckets, the current one included. */
-export const WINDOW_MINUTES = 60;
-
-export const minuteOf = (time: number): number => Math.floor(time / MINUTE_MS);
-/** Buckets with a minute above this are inside the rolling hour that ends at `now`. */
-export const windowStartMinute = (now: number): number => minuteOf(now) - WINDOW_MINUTES;
-
-/** Spend and request counts over the rolling hour, with the oldest bucket that holds any. */
-export interface HourWindow {
-  spend: Nanos;
+/** Reservations held by requests still in flight. */
+interface OpenReservations {
+  amount: Nanos;
   requests: number;
-  oldestMinute: number | null;
 }
 
 /** What the reservation decision needs, read under the account's lock. */
@@ -21,14 +13,17 @@ export interface ReservationSnapshot {
   inflight: number;
   /** Balance less open reservations. */
   available: Nanos;
+  /** The account's open reservations, which count toward its hourly spend safety limit. */
+  reserved: Nanos;
   accountSpendLimit: Nanos | null;
   accountHour: HourWindow;
   key: {
     creditLimit: Nanos | null;
     usdPerHour: Nanos | null;
     requestsPerHour: number | null;
-    /** Settled lifetime spend plus the key's open reservations. */
-    committed: Nanos;
+    /** Settled lifetime spend. */
+    spent: Nanos;
+    open: OpenReservations;
     hour: HourWindow;
   };
 }
@@ -38,21 +33,114 @@ export interface ReservationPolicy {
   dashboardUrl: string;
 }
 
-const usd = (amount: Nanos) => `$${formatUsd(amount, 6)}`;
+/** The request asking to reserve. */
+interface ReservationRequest {
+  /** The most it may cost: estimated input plus the output ceiling. */
+  amount: Nanos;
+  /** What it would reserve with an output ceiling of `maxTokens` (monotone); absent, refusals carry no hint. */
+  costOf?: (maxTokens: number) => Nanos;
+}
 
-/** Seconds until the oldest bucket leaves the rolling hour: the earliest the window can drop. */
-function retryAfter(window: HourWindow, now: number): number {
-  if (window.oldestMinute === null) return 1;
-  const leavesAt = (window.oldestMinute + WINDOW_MINUTES + 1) * MINUTE_MS;
-  return Math.max(1, Math.ceil((leavesAt - now) / 1000));
+const usd = (amount: bigint) => `$${formatUsd(nanos(amount), 6)}`;
+
+/**
+ * The largest output ceiling whose reservation is at most `room`, or null when not even one
+ * token fits. Doubles until a ceiling does not fit, then bisects: about 2·log2(ceiling) calls.
+ * A `costOf` that never passes `room` (an output price of zero) gives no answer past 2^32 tokens.
+ */
+export function largestFittingMaxTokens(costOf: (maxTokens: number) => Nanos, room: bigint): number | null {
+  if (costOf(1) > room) return null;
+  let fits = 1;
+  let tooMany = 2;
+  while (costOf(tooMany) <= room) {
+    if (tooMany >= 2 ** 32) return null;
+    fits = tooMany;
+    tooMany *= 2;
+  }
+  while (tooMany - fits > 1) {
+    const middle = Math.floor((fits + tooMany) / 2);
+    if (costOf(middle) <= room) fits = middle;
+    else tooMany = middle;
+  }
+  return fits;
+}
+
+/** A limit on what requests reserve, and how much of it this request may still take. */
+interface SpendCap {
+  room: bigint;
+  refuse(hint: string): AppError;
+}
+
+/** The caps on amounts, each group in the order it is checked: the hourly ceilings, then the key's lifetime limit and the balance. */
+function spendCaps(s: ReservationSnapshot, amount: Nanos, policy: ReservationPolicy, now: number) {
+  const hourly: SpendCap[] = [];
+  const lifetime: SpendCap[] = [];
+  const hourlyCap = (what: string, limit: Nanos, hour: HourWindow, open: Nanos) => {
+    const spent = windowSpend(hour);
+    hourly.push({
+      room: limit - spent - open,
+      refuse: (hint) => {
+        const wait = secondsUntilFits(hour.map((m) => ({ minute: m.minute, amount: m.spend })), open, amount, limit, now);
+        return new AppError(
+          "rate_limit_error",
+          `${what} is ${usd(limit)} per hour: the last hour spent ${usd(spent)} and requests in flight reserve ${usd(open)}, and this request reserves up to ${usd(amount)}${hint}`,
+          { retryAfterSeconds: wait ?? undefined, shouldRetry: false },
+        );
+      },
+    });
+  };
+  if (s.accountSpendLimit !== null) hourlyCap("Hourly spend safety limit exceeded: the account's limit", s.accountSpendLimit, s.accountHour, s.reserved);
+  const { key } = s;
+  if (key.usdPerHour !== null) hourlyCap("API key hourly spend limit exceeded: the key's limit", key.usdPerHour, key.hour, key.open.amount);
+  const committed = key.spent + key.open.amount;
+  const creditLimit = key.creditLimit;
+  if (creditLimit !== null) {
+    lifetime.push({
+      room: creditLimit - committed,
+      refuse: (hint) =>
+        new AppError(
+          "insufficient_credits",
+          `API key credit limit exceeded: the key's limit is ${usd(creditLimit)}, ${usd(committed)} is spent or reserved, and this request may cost up to ${usd(amount)}${hint}`,
+          { shouldRetry: false },
+        ),
+    });
+  }
+  lifetime.push({
+    room: s.available,
+    refuse: (hint) =>
+      new AppError(
+        "insufficient_credits",
+        `Insufficient credits: available balance ${usd(s.available)}, estimated cost ${usd(amount)}. Top up at ${policy.dashboardUrl}/topup${hint}`,
+        { shouldRetry: false },
+      ),
+  });
+  return { hourly, lifetime };
+}
+
+/** The key's hourly request limit: this request plus the settled and open ones must stay within it. */
+function requestCapRefusal(key: ReservationSnapshot["key"], now: number): AppError | null {
+  if (key.requestsPerHour === null) return null;
+  const settled = windowRequests(key.hour);
+  const counted = settled + key.open.requests;
+  if (counted + 1 <= key.requestsPerHour) return null;
+  const used = key.hour.map((m) => ({ minute: m.minute, amount: BigInt(m.requests) }));
+  const wait = secondsUntilFits(used, BigInt(key.open.requests), 1n, BigInt(key.requestsPerHour), now);
+  return new AppError(
+    "rate_limit_error",
+    `API key hourly request limit reached: ${counted} requests in the last hour, limit ${key.requestsPerHour}`,
+    { retryAfterSeconds: wait ?? undefined, shouldRetry: false },
+  );
 }
 
 /**
- * Decides whether a request that may cost up to `amount` can reserve it. Returns the error to
- * answer with, or null to reserve. Limits are checked in the order a client can act on them:
- * concurrency, hourly ceilings, the key's lifetime limit, then the balance.
+ * Decides whether a request can reserve its amount. Returns the error to answer with, or null to
+ * reserve. Every limit is a hard cap: what the window (or the key's lifetime) settled, plus the
+ * open reservations it counts, plus this request, must stay within it. Limits are checked in the
+ * order a client can act on them: concurrency, hourly ceilings (account spend, key spend, key
+ * requests), the key's lifetime limit, then the balance. A refusal over an amount names, when
+ * `costOf` is known, the largest `max_tokens` that every cap on amounts would let through.
  */
-export function decideReservation(s: ReservationSnapshot, amount: Nanos, policy: ReservationPolicy, now: number): AppError | null {
+export function decideReservation(s: ReservationSnapshot, request: ReservationRequest, policy: ReservationPolicy, now: number): AppError | null {
   if (s.inflight >= policy.maxConcurrentRequests) {
     return new AppError(
       "rate_limit_error",
@@ -60,39 +148,17 @@ export function decideReservation(s: ReservationSnapshot, amount: Nanos, policy:
       { retryAfterSeconds: 1, shouldRetry: true },
     );
   }
-  if (s.accountSpendLimit !== null && s.accountHour.spend >= s.accountSpendLimit) {
-    return new AppError(
-      "rate_limit_error",
-      `Hourly spend safety limit reached: ${usd(s.accountHour.spend)} spent in the last hour, limit ${usd(s.accountSpendLimit)}`,
-      { retryAfterSeconds: retryAfter(s.accountHour, now) },
-    );
-  }
-  const { key } = s;
-  if (key.usdPerHour !== null && key.hour.spend >= key.usdPerHour) {
-    return new AppError(
-      "rate_limit_error",
-      `API key hourly spend limit reached: ${usd(key.hour.spend)} spent in the last hour, limit ${usd(key.usdPerHour)}`,
-      { retryAfterSeconds: retryAfter(key.hour, now) },
-    );
-  }
-  if (key.requestsPerHour !== null && key.hour.requests >= key.requestsPerHour) {
-    return new AppError(
-      "rate_limit_error",
-      `API key hourly request limit reached: ${key.hour.requests} requests in the last hour, limit ${key.requestsPerHour}`,
-      { retryAfterSeconds: retryAfter(key.hour, now) },
-    );
-  }
-  if (key.creditLimit !== null && key.committed + amount > key.creditLimit) {
-    return new AppError(
-      "insufficient_credits",
-      `API key credit limit exceeded: the key's limit is ${usd(key.creditLimit)}, ${usd(key.committed)} is spent or reserved, and this request may cost up to ${usd(amount)}`,
-    );
-  }
-  if (s.available < amount) {
-    return new AppError(
-      "insufficient_credits",
-      `Insufficient credits: available balance ${usd(s.available)}, estimated cost ${usd(amount)}. Top up at ${policy.dashboardUrl}/topup`,
-    );
-  }
-  return null;
+  const { hourly, lifetime } = spendCaps(s, request.amount, policy, now);
+  const over = (cap: SpendCap) => request.amount > cap.room;
+  const refuse = (cap: SpendCap) => {
+    const room = [...hourly, ...lifetime].reduce<bigint>((least, c) => (c.room < least ? c.room : least), request.amount);
+    const fitting = request.costOf ? largestFittingMaxTokens(request.costOf, room) : null;
+    return cap.refuse(fitting === null ? "" : `. The largest max_tokens that fits is ${fitting}.`);
+  };
+  const hourlyCap = hourly.find(over);
+  if (hourlyCap) return refuse(hourlyCap);
+  const requests = requestCapRefusal(s.key, now);
+  if (requests) return requests;
+  const lifetimeCap = lifetime.find(over);
+  return lifetimeCap ? refuse(lifetimeCap) : null;
 }

@@ -26,7 +26,7 @@ export interface ModelStore {
   updateModel(id: string, change: ModelChange): Promise<Model | null>;
 }
 
-export interface HealthStore {
+interface HealthStore {
   /** Resolves when the database answers a trivial query. */
   ping(): Promise<void>;
 }
@@ -65,7 +65,7 @@ export interface ApiKey {
   totalSpend: Nanos;
 }
 
-export type LedgerKind = "grant" | "purchase" | "charge" | "adjustment";
+type LedgerKind = "grant" | "purchase" | "charge" | "adjustment";
 
 export interface NewAccount {
   email: string;
@@ -236,6 +236,8 @@ export interface NewReservation {
   requestedModel: string;
   /** The most this request may cost: estimated input plus the output ceiling, at sell prices. */
   amount: Nanos;
+  /** The reservation were the output ceiling `maxTokens` (monotone); lets a refusal name the largest that fits. */
+  costOf?: (maxTokens: number) => Nanos;
   policy: ReservationPolicy;
   leaseMs: number;
   now: number;

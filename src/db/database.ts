@@ -17,7 +17,7 @@ export interface Database {
 /** Told how long each query (`run`) or transaction took, in seconds, and whether it failed. */
 export type DatabaseObserver = (kind: "query" | "transaction", seconds: number, failed: boolean) => void;
 
-export interface DatabaseOptions {
+interface DatabaseOptions {
   /** Postgres connections in the pool. */
   poolSize?: number;
   observe?: DatabaseObserver;

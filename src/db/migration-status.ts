@@ -2,7 +2,7 @@ import type { Database } from "./database.ts";
 import { MIGRATIONS } from "./migrations.gen.ts";
 import { first, int, rows, type Work } from "./sql.ts";
 
-export interface MigrationStatus {
+interface MigrationStatus {
   /** Embedded migrations the database has. */
   applied: string[];
   /** Embedded migrations the database lacks: `migrate` (or `serve`) would apply them. */

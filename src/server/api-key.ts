@@ -1,8 +1,9 @@
 import { AppError } from "../core/errors.ts";
 import { hashKey, keyStatus, looksLikeKey } from "../core/keys.ts";
 import type { ApiKey, KeyHolder, KeyStore } from "../core/store.ts";
+import { bearerToken } from "./bearer.ts";
 
-export interface Caller {
+interface Caller {
   key: ApiKey;
   account: KeyHolder;
 }
@@ -15,7 +16,7 @@ const invalid = () => new AppError("authentication_error", "Invalid API key");
  * The token is looked up by its SHA-256 hash; it is never compared or stored in plaintext.
  */
 export async function authenticateApiKey(store: KeyStore, authorization: string | null, now: number): Promise<Caller> {
-  const token = authorization?.match(/^Bearer\s+(\S+)\s*$/i)?.[1];
+  const token = bearerToken(authorization);
   if (!token) {
     throw new AppError("authentication_error", "Missing bearer token: send Authorization: Bearer <API key>");
   }

@@ -5,7 +5,6 @@ import { LeaseKeeper } from "./chat/lease-keeper.ts";
 import { dashboardRoutes } from "./dashboard/routes.ts";
 import type { AppDeps } from "./deps.ts";
 import { asAppError, chatError, plainError } from "./http.ts";
-import type { Logger } from "./log.ts";
 import { Metrics } from "./observability/metrics.ts";
 import { observabilityPlugin, requestIdOf } from "./observability/plugin.ts";
 import { catalogCache } from "./catalog-cache.ts";

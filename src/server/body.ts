@@ -4,17 +4,20 @@ import { AppError } from "../core/errors.ts";
 export const BODY_LIMIT_BYTES = 65_536;
 
 /** A parsed body with its size in bytes (the chat path bounds prompt tokens by it). */
-export type BodyResult = { ok: true; value: unknown; bytes: number } | { ok: false; error: AppError };
+interface JsonBody {
+  value: unknown;
+  bytes: number;
+}
 
 /**
  * Reads and parses a JSON body of at most `limit` bytes. The declared Content-Length is
  * checked first, and the stream is counted while it is read, so an oversized body is refused
- * without being buffered whole. Errors are values: the caller renders them in its surface's style.
+ * (413) without being buffered whole; a body that is not JSON is a 400.
  */
-export async function readJsonBody(request: Request, limit = BODY_LIMIT_BYTES): Promise<BodyResult> {
-  const tooLarge = () => ({ ok: false as const, error: new AppError("payload_too_large", `Request body exceeds ${limit} bytes`) });
+export async function readJsonBody(request: Request, limit = BODY_LIMIT_BYTES): Promise<JsonBody> {
+  const tooLarge = () => new AppError("payload_too_large", `Request body exceeds ${limit} bytes`);
   const declared = Number(request.headers.get("content-length") ?? Number.NaN);
-  if (declared > limit) return tooLarge();
+  if (declared > limit) throw tooLarge();
   let text: string;
   let size: number;
   if (!request.body) {
@@ -26,13 +29,13 @@ export async function readJsonBody(request: Request, limit = BODY_LIMIT_BYTES): 
     size = declared;
   } else {
     const read = await readCounting(request.body, limit);
-    if (read === null) return tooLarge();
+    if (read === null) throw tooLarge();
     ({ text, size } = read);
   }
   try {
-    return { ok: true, value: JSON.parse(text), bytes: size };
+    return { value: JSON.parse(text), bytes: size };
   } catch {
-    return { ok: false, error: new AppError("invalid_request_error", "Request body is not valid JSON") };
+    throw new AppError("invalid_request_error", "Request body is not valid JSON");
   }
 }
 

@@ -14,7 +14,7 @@ const describe = (value: unknown): unknown =>
 
 const SEVERITY: Record<LogLevel, number> = { info: 0, warn: 1, error: 2 };
 
-export interface LoggerOptions {
+interface LoggerOptions {
   /** Lines below this level are dropped (LOG_LEVEL). */
   level?: LogLevel;
   /** One readable line per entry for a person at a terminal, instead of JSON for a collector. */

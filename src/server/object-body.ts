@@ -7,9 +7,7 @@ import { readJsonBody } from "./body.ts";
  */
 export async function readObjectBody(request: Request): Promise<Record<string, unknown>> {
   if (request.body === null || request.headers.get("content-length") === "0") return {};
-  const body = await readJsonBody(request);
-  if (!body.ok) throw body.error;
-  const { value } = body;
+  const { value } = await readJsonBody(request);
   if (typeof value !== "object" || value === null || Array.isArray(value)) {
     throw new AppError("invalid_request_error", "Request body must be a JSON object");
   }

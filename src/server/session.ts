@@ -4,7 +4,7 @@ import { hashSessionToken, SESSION_COOKIE, SESSION_TTL_MS } from "../core/auth-s
 import { AppError, MESSAGES } from "../core/errors.ts";
 import type { Account, SessionStore } from "../core/store.ts";
 
-export interface SessionDeps {
+interface SessionDeps {
   config: Config;
   store: SessionStore;
   now: () => number;

@@ -4,7 +4,7 @@ import type { Logger } from "./log.ts";
 const RELEASE_WAIT_MS = 5_000;
 const RELEASE_POLL_MS = 10;
 
-export interface Drainable {
+interface Drainable {
   /** Stops accepting connections; resolves once every connection is closed. */
   stopAccepting(): Promise<unknown>;
   /** Closes the connections still open, cancelling their streams and aborting their requests. */
@@ -13,7 +13,7 @@ export interface Drainable {
   openReservations(): number;
 }
 
-export interface DrainOutcome {
+interface DrainOutcome {
   /** Requests were still running when the grace period ended and were cut off. */
   cutOff: boolean;
   /** Reservations still open at the end, left to another instance's sweeper (lease expiry). */

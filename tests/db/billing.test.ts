@@ -12,7 +12,7 @@ const usd = (amount: string) => parseUsd(amount) as Nanos;
 const POLICY = { maxConcurrentRequests: 10, dashboardUrl: "http://gateway.test/dashboard" };
 
 // Reservation and settlement as the chat path uses them. On Postgres each is one statement
-// (src/db/store/billing.ts); these hold both dialects to the same outcomes.
+// (src/db/store/billing/); these hold both dialects to the same outcomes.
 describeEachDialect("billing in the store", (dialect) => {
   const opened = useStore(dialect);
   let db: Database;

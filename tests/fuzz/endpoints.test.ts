@@ -68,14 +68,31 @@ const validChat = fc.record(
     tool_choice: fc.constantFrom("auto", "none"),
     response_format: fc.constantFrom({ type: "text" }, { type: "json_object" }),
     seed: fc.integer({ min: -(2 ** 31), max: 2 ** 31 - 1 }),
-    // Fields outside the spec: accepted, never forwarded (n would multiply the cost past the reservation).
-    n: fc.integer({ min: 1, max: 100 }),
-    logit_bias: fc.dictionary(fc.string(), fc.integer()),
+    // OpenAI's other parameters: validated, then forwarded or named as dropped per family.
+    n: fc.integer({ min: 1, max: 10 }),
+    logprobs: fc.boolean(),
+    top_logprobs: fc.integer({ min: 0, max: 21 }),
+    logit_bias: fc.oneof(fc.dictionary(fc.string(), fc.integer()), fc.dictionary(fc.nat().map(String), fc.integer({ min: -100, max: 100 }))),
+    user: fc.string({ maxLength: 40 }),
+    metadata: fc.dictionary(fc.string({ maxLength: 10 }), fc.string({ maxLength: 10 }), { maxKeys: 3 }),
+    store: fc.boolean(),
+    parallel_tool_calls: fc.boolean(),
+    reasoning_effort: fc.constantFrom("none", "minimal", "low", "medium", "high", "xhigh", "extreme"),
+    verbosity: fc.constantFrom("low", "medium", "high"),
+    service_tier: fc.constantFrom("auto", "default", "flex"),
+    stream_options: fc.record({ include_usage: fc.boolean() }),
+    tools: fc.constantFrom(
+      [{ type: "function", function: { name: "lookup", parameters: { type: "object" } } }],
+      [{ type: "custom", custom: { name: "run_code" } }],
+    ),
+    made_up_field: anyJson,
   },
   { requiredKeys: ["model", "messages"] },
 );
 const CHAT_FIELDS = ["model", "messages", "stream", "max_tokens", "max_completion_tokens", "temperature", "top_p",
-  "frequency_penalty", "presence_penalty", "stop", "tools", "tool_choice", "response_format", "seed"];
+  "frequency_penalty", "presence_penalty", "stop", "tools", "tool_choice", "response_format", "seed", "n", "logprobs",
+  "top_logprobs", "logit_bias", "user", "metadata", "store", "parallel_tool_calls", "reasoning_effort", "verbosity",
+  "service_tier", "modalities", "audio", "prediction", "web_search_options", "stream_options"];
 /** Valid requests, valid ones with one field (or one message field) replaced by anything, and records of anything. */
 const chatRequest = fc.oneof(
   validChat,
@@ -130,7 +147,7 @@ describeEachDialect("fuzzing a running gateway", (dialect) => {
     await testDb.drop();
   });
 
-  test("chat: a request reaches the provider exactly when it is valid, with only the spec's fields; never a 5xx or a leak", async () => {
+  test("chat: a request reaches the provider exactly when it is valid, with only documented fields; never a 5xx or a leak", async () => {
     await fc.assert(
       fc.asyncProperty(chatRequest, async (body) => {
         const wire = JSON.stringify(body);
@@ -152,6 +169,10 @@ describeEachDialect("fuzzing a running gateway", (dialect) => {
         const sent = forwarded[0]!.body;
         expect(Object.keys(sent).filter((key) => !FORWARDABLE_KEYS.has(key))).toEqual([]);
         expect(sent.messages).toEqual(JSON.parse(wire).messages);
+        // Every documented field the client sent is forwarded or named as dropped: none vanishes.
+        const dropped = res.headers.get("x-gateway-dropped-params")?.split(",") ?? [];
+        const documented = Object.keys(JSON.parse(wire)).filter((key) => (FORWARDED_FIELDS as readonly string[]).includes(key));
+        expect(documented.filter((key) => !(key in sent) && !dropped.includes(key))).toEqual([]);
       }),
       { numRuns: 1_000 },
     );
@@ -190,7 +211,7 @@ describeEachDialect("fuzzing a running gateway", (dialect) => {
     ["GET", "/keys/generate"], ["POST", "/keys/generate"], ["PATCH", "/keys/:id"], ["POST", "/keys/:id/rotate"],
     ["DELETE", "/keys/:id/revoke"], ["DELETE", "/keys/:id"], ["PATCH", "/settings/alert-threshold"],
     ["PATCH", "/settings/spend-safety-limit"], ["GET", "/usage/export"], ["POST", "/checkout"], ["POST", "/webhooks/stripe"],
-    ["GET", "/models"], ["GET", "/health"], ["GET", "/dashboard"], ["GET", "/dashboard/keys"], ["GET", "/dashboard/signin"],
+    ["GET", "/models"], ["GET", "/v1/models"], ["GET", "/v1/models/:id"], ["GET", "/health"], ["GET", "/dashboard"], ["GET", "/dashboard/keys"], ["GET", "/dashboard/signin"],
   ];
   const request = fc.record({
     endpoint: fc.constantFrom(...ENDPOINTS),

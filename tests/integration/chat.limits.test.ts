@@ -77,30 +77,48 @@ describeEachDialect("chat: credit and rate limits", (dialect) => {
     expect((await gateway().store.getAccount(account.id))!.reserved).toBe(nanos(0));
   });
 
-  test("the account's hourly spend safety limit → 429 with Retry-After once reached; 0 blocks at once", async () => {
-    fake.behave({});
+  // Hourly limits are hard caps: the hour's settled spend, the open reservations the limit
+  // counts and this request's ceiling must stay within it (DESIGN.md, "hourly windows").
+  test("the account's hourly spend safety limit → 429 with Retry-After when the hour's spend and this request's ceiling would pass it", async () => {
+    fake.behave({ usage: { prompt_tokens: 1000, completion_tokens: 1000 } }); // $0.0005 a call
     const { secret, account } = await fundedKey(gateway().store, "10");
-    await gateway().store.updateAccount(account.id, { spendLimit: usd("0.000001") });
-    expect((await postChat(gateway().url, secret, hello())).status).toBe(200); // nothing spent yet
-    const res = await postChat(gateway().url, secret, hello());
+    await gateway().store.updateAccount(account.id, { spendLimit: usd("0.0008") });
+    const large = hello("gpt-4.1-nano", { max_tokens: 1000 }); // a ceiling of $0.0004 and a little input
+    expect((await postChat(gateway().url, secret, large)).status).toBe(200);
+    const res = await postChat(gateway().url, secret, large);
     expect(res.status).toBe(429);
     expect(Number(res.headers.get("retry-after"))).toBeGreaterThanOrEqual(1);
-    expect(Number(res.headers.get("retry-after"))).toBeLessThanOrEqual(3660);
+    expect(Number(res.headers.get("retry-after"))).toBeLessThanOrEqual(3600);
     const body = await readJson(res);
     expect(body).toEqual(chatErrorShape(429, "rate_limit_error"));
     expect(body.error.message).toContain("safety limit");
-
-    await gateway().store.updateAccount(account.id, { spendLimit: nanos(0) });
-    const other = await fundedKey(gateway().store, "10");
-    await gateway().store.updateAccount(other.account.id, { spendLimit: nanos(0) });
-    expect((await postChat(gateway().url, other.secret, hello())).status).toBe(429);
+    expect(body.error.message).toContain("the last hour spent $0.000500");
+    expect(body.error.message).toMatch(/this request reserves up to \$0\.0004\d{2}/);
+    // A smaller ceiling still fits under what is left.
+    expect((await postChat(gateway().url, secret, hello())).status).toBe(200);
   });
 
-  test("a key's hourly USD limit → 429 once the hour's spend reaches it", async () => {
+  test("a request whose ceiling alone passes an hourly spend limit, a limit of 0 included → 429 without Retry-After", async () => {
+    fake.behave({});
+    const { secret, account } = await fundedKey(gateway().store, "10");
+    await gateway().store.updateAccount(account.id, { spendLimit: nanos(0) });
+    const blocked = await postChat(gateway().url, secret, hello());
+    expect(blocked.status).toBe(429);
+    expect(blocked.headers.get("retry-after")).toBeNull();
+    expect((await readJson(blocked)).error.message).toContain("safety limit");
+
+    const small = await fundedKey(gateway().store, "10", { usdPerHour: usd("0.0001") });
+    const tooLarge = await postChat(gateway().url, small.secret, hello("gpt-4.1-nano", { max_tokens: 1000 }));
+    expect(tooLarge.status).toBe(429);
+    expect(tooLarge.headers.get("retry-after")).toBeNull();
+    expect((await readJson(tooLarge)).error.message).toContain("hourly spend limit");
+  });
+
+  test("a key's hourly USD limit → 429 once the hour's spend and this request's ceiling would pass it", async () => {
     fake.behave({ usage: { prompt_tokens: 1000, completion_tokens: 1000 } });
     const { secret } = await fundedKey(gateway().store, "10", { usdPerHour: usd("0.001") });
     expect((await postChat(gateway().url, secret, hello())).status).toBe(200); // $0.0005
-    expect((await postChat(gateway().url, secret, hello())).status).toBe(200); // $0.0010: reached
+    expect((await postChat(gateway().url, secret, hello())).status).toBe(200); // $0.0010: full
     const res = await postChat(gateway().url, secret, hello());
     expect(res.status).toBe(429);
     expect((await readJson(res)).error.message).toContain("hourly spend limit");

@@ -85,6 +85,24 @@ describeEachDialect("gateway doctor", (dialect) => {
     expect(stderr + JSON.stringify(report)).not.toContain("sk-revoked-key");
   });
 
+  test("every key of a provider is probed: one refused of several warns, all refused fails", async () => {
+    const good = fakes.env.OPENAI_API_KEY!;
+    const calls = fakes.providerCalls.length;
+    const some = await doctor({ DATABASE_URL: testDb.url, OPENAI_API_KEY: `${good},sk-revoked-one,${good}` });
+    expect(fakes.providerCalls.length - calls).toBe(3 + 4); // three openai keys, one key each for the others
+    expect(check(some.report, "provider openai")).toEqual({
+      name: "provider openai",
+      status: "warn",
+      message: expect.stringMatching(/^key 2 of 3: the provider refused OPENAI_API_KEY \(GET http:\/\/127\.0\.0\.1:\d+\/v1\/models answered 401\)$/),
+    });
+    expect(some.code).toBe(0);
+    const all = await doctor({ DATABASE_URL: testDb.url, OPENAI_API_KEY: "sk-revoked-one,sk-revoked-two" });
+    expect([all.code, check(all.report, "provider openai")!.status]).toEqual([1, "fail"]);
+    const fine = await doctor({ DATABASE_URL: testDb.url, OPENAI_API_KEY: `${good},${good}` });
+    expect(check(fine.report, "provider openai")!.message).toStartWith("all 2 keys accepted by http://127.0.0.1:");
+    for (const run of [some, all, fine]) expect(run.stdout + run.stderr).not.toContain("sk-revoked");
+  });
+
   test("a missing Stripe price fails its pack's check; a price Stripe does not have fails too", async () => {
     const { code, report } = await doctor({ DATABASE_URL: testDb.url, STRIPE_PRICE_TEAM: "", STRIPE_PRICE_PRO: "price_gone" });
     expect(code).toBe(1);

@@ -73,6 +73,21 @@ describeEachDialect("OpenAI compatibility: refusals", (dialect) => {
     expect(failed.headers.get("x-should-retry")).toBe("true");
   });
 
+  test("a 402 names the largest max_tokens that fits, and that value is admitted", async () => {
+    fake.behave({});
+    const { secret } = await fundedKey(gateway().store, "0.02");
+    const body = (maxTokens: number) => hello("gpt-4.1", { max_tokens: maxTokens, n: 3 });
+    const refused = await postChat(gateway().url, secret, body(1000));
+    expect(refused.status).toBe(402);
+    const message = (await readJson(refused)).error.message as string;
+    const fits = Number(/The largest max_tokens that fits is (\d+)\./.exec(message)?.[1]);
+    expect(fits).toBeGreaterThan(700);
+    expect(fits).toBeLessThan(1000);
+    // The same body shape one digit shorter or longer changes the estimate: stay at 3 digits.
+    expect((await postChat(gateway().url, secret, body(fits + 1))).status).toBe(402);
+    expect((await postChat(gateway().url, secret, body(fits))).status).toBe(200);
+  });
+
   test("the concurrency 429 says to retry after a second", async () => {
     let release!: () => void;
     fake.behave({ holdUntil: new Promise<void>((resolve) => (release = resolve)) });

@@ -8,7 +8,7 @@ export interface Check {
 /** How long any one network check may take. */
 const PROBE_TIMEOUT_MS = 10_000;
 
-export type ProbeResult = { status: number; body: unknown; ms: number } | { error: string };
+type ProbeResult = { status: number; body: unknown; ms: number } | { error: string };
 
 /** A cheap authenticated GET: its status and JSON body, or why it got no answer. */
 export async function probe(url: string, bearerToken: string): Promise<ProbeResult> {

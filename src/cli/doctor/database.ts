@@ -8,7 +8,7 @@ import { displayUrl, failureText, type Check } from "./check.ts";
 
 const DATABASE_DEADLINE_MS = 10_000;
 
-export interface DatabaseReport {
+interface DatabaseReport {
   checks: Check[];
   /** The catalog's enabled models, when the database could be read; null otherwise. */
   enabledModels: Model[] | null;

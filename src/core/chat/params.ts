@@ -60,7 +60,7 @@ export const OPENAI_PARAMS = {
   },
 } as const satisfies Record<string, Param>;
 
-export type OpenAiParam = keyof typeof OPENAI_PARAMS;
+type OpenAiParam = keyof typeof OPENAI_PARAMS;
 
 /** The table as optional TypeBox properties, for the request schema. */
 export const openAiParamProperties = () =>

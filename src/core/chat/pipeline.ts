@@ -71,6 +71,7 @@ export async function admitChat(ports: ChatPorts, call: ChatCall): Promise<Admit
     model: model.id,
     requestedModel: call.request.model,
     amount: priced.amount,
+    costOf: priced.costOf,
     policy: call.policy,
     leaseMs: call.leaseMs,
     now: call.startedAt,

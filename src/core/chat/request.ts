@@ -49,7 +49,7 @@ const ResponseFormat = T.Union([
   }),
 ]);
 
-export const ChatRequestSchema = T.Object({
+const ChatRequestSchema = T.Object({
   model: T.String({ minLength: 1, maxLength: 128 }),
   messages: T.Array(Message, { minItems: 1, maxItems: 100 }),
   stream: T.Optional(T.Boolean()),

@@ -37,7 +37,7 @@ export function completionResponse(completion: Completion, model: Model, cost: N
 }
 
 /** One parsed stream chunk, read for what the relay needs and reshaped for the client. */
-export interface StreamChunk {
+interface StreamChunk {
   /** The chunk as the client gets it (null for a usage-only chunk, which is not relayed). */
   chunk: Fields | null;
   usage: Usage | null;

@@ -3,7 +3,7 @@ import type { Database } from "../database.ts";
 import { first } from "../sql.ts";
 import { accountStore } from "./accounts.ts";
 import { alertStore } from "./alerts.ts";
-import { billingStore } from "./billing.ts";
+import { billingStore } from "./billing/index.ts";
 import { checkoutStore } from "./checkout.ts";
 import { dashboardStore } from "./dashboard.ts";
 import { keyManagementStore, keyStore } from "./keys.ts";

@@ -3,7 +3,7 @@ import type { Config } from "../../config.ts";
 import type { Mailer } from "../../core/alerts.ts";
 import type { Logger } from "../log.ts";
 
-export interface ClosableMailer extends Mailer {
+interface ClosableMailer extends Mailer {
   close(): void;
 }
 

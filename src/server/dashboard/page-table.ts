@@ -1,7 +1,7 @@
 // The dashboard's pages, read by the server (routes, the page shell) and by the browser
 // script (links, where to go after signing in). Paths are relative to BASE_PATH.
 
-export interface PageSpec {
+interface PageSpec {
   path: string;
   title: string;
   /** Shown only to a signed-in user; others are sent to the sign-in page, and back after it. */

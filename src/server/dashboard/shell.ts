@@ -1,6 +1,6 @@
 import { PAGE_NAMES, PAGES, type PageName } from "./page-table.ts";
 
-export interface ShellAssets {
+interface ShellAssets {
   scriptPath: string;
   stylePath: string;
 }

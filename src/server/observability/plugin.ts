@@ -8,8 +8,9 @@ import type { Session } from "../session.ts";
 import type { Metrics } from "./metrics.ts";
 import { RequestRecord, UNMATCHED_ROUTE } from "./request-record.ts";
 import { REQUEST_ID_HEADER, requestId } from "./request-id.ts";
+import { bearerToken } from "../bearer.ts";
 
-export interface ObservabilityDeps {
+interface ObservabilityDeps {
   config: Pick<Config, "basePath" | "metricsToken">;
   log: Logger;
   metrics: Metrics;
@@ -45,7 +46,7 @@ const sha256 = (text: string) => createHash("sha256").update(text).digest();
 
 /** Compares digests, which have one length, so the comparison takes the same time whatever the token. */
 function bearerMatches(authorization: string | null, expectedDigest: Buffer): boolean {
-  const token = authorization?.match(/^Bearer\s+(\S+)\s*$/i)?.[1];
+  const token = bearerToken(authorization);
   return token !== undefined && timingSafeEqual(sha256(token), expectedDigest);
 }
 

@@ -6,7 +6,7 @@ export const REFUSED_REST_MS = 10 * 60_000;
 /** How long a throttled key rests when the provider does not say (`Retry-After`). */
 export const THROTTLED_REST_MS = 30_000;
 
-export interface PooledKey {
+interface PooledKey {
   /** Position in the configured list: what metrics and logs name, never the key. */
   index: number;
   secret: string;

@@ -23,7 +23,7 @@ export function send(baseUrl: string, apiKey: string | undefined, body: Record<s
  * completion is about a megabyte of JSON; past this the provider is broken or hostile, and
  * buffering on would let it exhaust the gateway's memory.
  */
-export const UPSTREAM_BODY_LIMIT_BYTES = 10 * 1024 * 1024;
+const UPSTREAM_BODY_LIMIT_BYTES = 10 * 1024 * 1024;
 
 const upstreamTooLarge = () =>
   new AppError("provider_error", `Upstream provider response exceeds ${UPSTREAM_BODY_LIMIT_BYTES / (1024 * 1024)} MB`);
@@ -32,7 +32,7 @@ const upstreamTooLarge = () =>
  * A provider's answer body as text, counted while it is read and given up (`upstreamTooLarge`)
  * past the limit. Network failures and timeouts throw as they are.
  */
-export async function readUpstreamText(response: Response): Promise<string> {
+async function readUpstreamText(response: Response): Promise<string> {
   if (!response.body) return "";
   // A plain body of declared length is read in one piece (HTTP framing holds it to that
   // length). A compressed one is counted as it is inflated: its length says nothing of that.
@@ -109,7 +109,7 @@ async function* relayedEvents(body: ReadableStream<Uint8Array>, exchange: Exchan
   }
 }
 
-export interface AdapterOptions {
+interface AdapterOptions {
   timeoutMs: number;
   now: () => number;
   /** Told how each attempt ended, by provider and key index (never the key). */

@@ -21,7 +21,7 @@ import type { Metrics } from "../observability/metrics.ts";
 import type { RequestRecord } from "../observability/request-record.ts";
 import { openAiCompatible } from "../providers/openai-compatible.ts";
 
-export interface ChatDeps {
+interface ChatDeps {
   config: Config;
   store: Store;
   catalog: CatalogCache;
@@ -80,7 +80,6 @@ async function serveChat(
   record.identify(caller);
 
   const body = await readJsonBody(request);
-  if (!body.ok) throw body.error;
   const chat = parseChatRequest(body.value);
 
   const ports: ChatPorts = {

@@ -1,6 +1,6 @@
 import { Elysia } from "elysia";
 import { FALLBACK_CATALOG, type Model } from "../../core/catalog.ts";
-import { AppError, MESSAGES } from "../../core/errors.ts";
+import { AppError, isAppError, MESSAGES } from "../../core/errors.ts";
 import { answerEstimator, type AskModel } from "../../core/estimator.ts";
 import { parseEstimatorRequest } from "../../core/estimator-request.ts";
 import { estimatorReply } from "../../core/estimator-text.ts";
@@ -39,10 +39,12 @@ export const estimatorRoutes = (deps: AppDeps, askModel: AskModel = estimatorCal
     .post(
       "/estimator",
       async ({ request, server }) => {
-        const body = await readJsonBody(request);
-        if (!body.ok && body.error.kind === "payload_too_large") throw body.error;
         // A body that is not JSON has no messages array: the spec's first error row.
-        const messages = parseEstimatorRequest(body.ok ? body.value : undefined);
+        const body = await readJsonBody(request).catch((error: unknown) => {
+          if (isAppError(error) && error.kind === "invalid_request_error") return { value: undefined };
+          throw error;
+        });
+        const messages = parseEstimatorRequest(body.value);
 
         const ip = clientIp(request, server, config.trustProxy);
         const hit = await store.hitRateLimit({ scope: `estimator:ip:${ip}`, ...ESTIMATOR_RATE_LIMIT, now: now() });

@@ -11,7 +11,7 @@ const MODELS_CACHE_CONTROL = "public, s-maxage=60, stale-while-revalidate=300";
 const QUERY_TIMEOUT_MS = 2_000;
 
 /** A catalog entry exactly as `GET /models` shows it. */
-export const catalogEntry = (m: Model) => ({
+const catalogEntry = (m: Model) => ({
   model_id: m.id,
   display_name: m.displayName,
   provider: m.provider,

@@ -87,11 +87,15 @@ describe("admitChat", () => {
         model: "gpt-4.1",
         requestedModel: "gpt-4.1",
         amount: nanos(1_200_000n),
+        costOf: expect.any(Function),
         policy: call.policy,
         leaseMs: 60_000,
         now: STARTED_AT,
       },
     ]);
+    // What the refusal's max_tokens hint is computed from: the same price with another ceiling.
+    expect(s.store.reserved[0]!.costOf!(100)).toBe(nanos(1_200_000n));
+    expect(s.store.reserved[0]!.costOf!(50)).toBe(nanos(800_000n));
     expect(admitted.billing.reservation).toEqual({
       id: "res-1",
       accountId: "acct-1",

@@ -3,8 +3,8 @@
 
 type Attribute = string | number | boolean | null | undefined;
 type Listener = (event: Event) => void;
-export type Props = Record<string, Attribute | Listener>;
-export type Child = Node | string | number | null | undefined | false;
+type Props = Record<string, Attribute | Listener>;
+type Child = Node | string | number | null | undefined | false;
 
 function build<E extends Element>(element: E, props: Props, children: (Child | Child[])[]): E {
   for (const [name, value] of Object.entries(props)) {

@@ -1,7 +1,7 @@
 import { ApiError } from "./api.ts";
 import { h, uniqueId } from "./dom.ts";
 
-export interface FieldSpec {
+interface FieldSpec {
   /** The API's name for the value: a server error that starts with it is shown beside this field. */
   name: string;
   label: string;
@@ -53,7 +53,7 @@ function fieldOf(fields: Field[], message: string): Field | undefined {
   return fields.find((f) => f.spec.name.toLowerCase() === first);
 }
 
-export interface FormOptions {
+interface FormOptions {
   fields: Field[];
   submitLabel: string;
   /** Sends the form; resolves to a message announcing success, if any. */

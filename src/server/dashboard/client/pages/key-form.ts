@@ -16,7 +16,7 @@ function localInput(iso: string | null): string {
   return `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())}T${pad(d.getHours())}:${pad(d.getMinutes())}`;
 }
 
-export interface KeyForm {
+interface KeyForm {
   fields: Field[];
   /** The fields given, for `POST /keys/generate` (an empty field is left out: no expiry, no limit). */
   newKey(): Record<string, unknown>;

@@ -1,0 +1,72 @@
+import { nanos } from "../../../core/money.ts";
+import { decideReservation, type ReservationSnapshot } from "../../../core/reservation.ts";
+import type { NewReservation, ReservationOutcome } from "../../../core/store.ts";
+import type { Dialect } from "../../migration-files.ts";
+import { big, exec, first, int, type Work } from "../../sql.ts";
+import { accountScope, hourWindows, keyScope } from "./windows.ts";
+
+export const hasKeyLimits = (key: NewReservation["key"]) =>
+  key.creditLimit !== null || key.usdPerHour !== null || key.requestsPerHour !== null;
+
+/**
+ * What `decideReservation` needs, read after the account row's lock is taken. That lock also
+ * holds the key still: a key belongs to one account, and every reservation, settlement and
+ * release of it takes the account's row before touching the key's reservations, counters or
+ * windows, so none of them can change between these reads and the insert.
+ */
+function* readSnapshot(dialect: Dialect, input: NewReservation): Work<ReservationSnapshot> {
+  const { account, key, now } = input;
+  const locked = yield* first(
+    `SELECT balance_nanos, reserved_nanos, inflight, spend_limit_nanos FROM accounts WHERE id = ?${dialect === "postgres" ? " FOR UPDATE" : ""}`,
+    account.id,
+  );
+  if (!locked) throw new Error(`reservation for unknown account ${account.id}`);
+  const spendLimit = locked.spend_limit_nanos === null ? null : nanos(big(locked.spend_limit_nanos));
+
+  const keyLimited = hasKeyLimits(key);
+  const windows = spendLimit !== null || keyLimited ? yield* hourWindows([accountScope(account.id), keyScope(key.id)], now) : new Map();
+  const open = keyLimited
+    ? yield* first(
+        `SELECT k.total_spend_nanos AS spent, (SELECT COUNT(*) FROM reservations WHERE key_id = k.id) AS open_requests,
+           COALESCE((SELECT SUM(amount_nanos) FROM reservations WHERE key_id = k.id), 0) AS open_amount
+         FROM api_keys k WHERE k.id = ?`,
+        key.id,
+      )
+    : undefined;
+  return {
+    inflight: int(locked.inflight),
+    available: nanos(big(locked.balance_nanos) - big(locked.reserved_nanos)),
+    reserved: nanos(big(locked.reserved_nanos)),
+    accountSpendLimit: spendLimit,
+    accountHour: windows.get(accountScope(account.id)) ?? [],
+    key: {
+      creditLimit: key.creditLimit,
+      usdPerHour: key.usdPerHour,
+      requestsPerHour: key.requestsPerHour,
+      spent: nanos(big(open?.spent)),
+      open: { amount: nanos(big(open?.open_amount)), requests: int(open?.open_requests) },
+      hour: windows.get(keyScope(key.id)) ?? [],
+    },
+  };
+}
+
+/**
+ * Reserves under the account row's lock, taken first by every reservation and settlement of
+ * the account, so that nothing read here can change until the transaction ends (SQLite:
+ * BEGIN IMMEDIATE). Admission is all this writes: the key's counters and hourly windows move
+ * when the request ends, and until then its open reservation counts toward them.
+ */
+export function* reserve(dialect: Dialect, input: NewReservation): Work<ReservationOutcome> {
+  const snapshot = yield* readSnapshot(dialect, input);
+  const refusal = decideReservation(snapshot, input, input.policy, input.now);
+  if (refusal) return { ok: false, error: refusal };
+
+  const reservationId = Bun.randomUUIDv7();
+  yield* exec(
+    `INSERT INTO reservations (id, account_id, key_id, model, requested_model, amount_nanos, created_at, lease_expires_at)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+    reservationId, input.account.id, input.key.id, input.model, input.requestedModel, input.amount, input.now, input.now + input.leaseMs,
+  );
+  yield* exec("UPDATE accounts SET reserved_nanos = reserved_nanos + ?, inflight = inflight + 1 WHERE id = ?", input.amount, input.account.id);
+  return { ok: true, reservationId };
+}

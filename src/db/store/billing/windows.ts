@@ -1,0 +1,49 @@
+import { minuteOf, windowStartMinute, type MinuteUsage } from "../../../core/hour-window.ts";
+import { nanos, type Nanos } from "../../../core/money.ts";
+import { big, exec, int, rows, type Work } from "../../sql.ts";
+import type { Held } from "./usage-log.ts";
+
+// Usage-window scopes: spend per account (the safety limit), spend and requests per key.
+export const accountScope = (accountId: string) => `a:${accountId}`;
+export const keyScope = (keyId: string) => `k:${keyId}`;
+
+/** The rolling hour's settled usage of each scope, minute by minute, oldest first; absent scopes used nothing. */
+export function* hourWindows(scopes: string[], now: number): Work<Map<string, MinuteUsage[]>> {
+  const placeholders = scopes.map(() => "?").join(", ");
+  const found = yield* rows(
+    `SELECT scope, minute, spend_nanos, requests FROM usage_windows WHERE scope IN (${placeholders}) AND minute > ?
+     ORDER BY scope, minute`,
+    ...scopes, windowStartMinute(now),
+  );
+  const windows = new Map<string, MinuteUsage[]>();
+  for (const r of found) {
+    const minutes = windows.get(r.scope as string) ?? [];
+    minutes.push({ minute: int(r.minute), spend: nanos(big(r.spend_nanos)), requests: int(r.requests) });
+    windows.set(r.scope as string, minutes);
+  }
+  return windows;
+}
+
+function* addToWindows(entries: { scope: string; spend: Nanos; requests: number }[], now: number): Work<void> {
+  const minute = minuteOf(now);
+  yield* exec(
+    `INSERT INTO usage_windows (scope, minute, spend_nanos, requests) VALUES ${entries.map(() => "(?, ?, ?, ?)").join(", ")}
+     ON CONFLICT (scope, minute) DO UPDATE SET spend_nanos = usage_windows.spend_nanos + excluded.spend_nanos,
+       requests = usage_windows.requests + excluded.requests`,
+    ...entries.flatMap((e) => [e.scope, minute, e.spend, e.requests]),
+  );
+}
+
+const COUNT_ON_KEY = "UPDATE api_keys SET total_spend_nanos = total_spend_nanos + ?, total_requests = total_requests + ?, last_used_at = ? WHERE id = ?";
+
+/** A request that ended adds its cost and itself (once: `requests` is 0 for a late charge) to its key and the hourly windows. */
+export function* countEnded(held: Held, cost: Nanos, requests: number, now: number): Work<void> {
+  yield* exec(COUNT_ON_KEY, cost, requests, now, held.keyId);
+  yield* addToWindows(
+    [
+      { scope: accountScope(held.accountId), spend: cost, requests: 0 },
+      { scope: keyScope(held.keyId), spend: cost, requests },
+    ],
+    now,
+  );
+}
