@@ -55,6 +55,21 @@ describeEachDialect("the openai npm SDK", (dialect) => {
     expect(usd9((await newestUsageLog(gateway().store, account.id)).cost)).toBe(usd9(cost));
   });
 
+  test("usage in a provider's own dialect reaches the SDK in OpenAI's meaning: DeepSeek's cache hits, xAI's reasoning outside completion_tokens", async () => {
+    const { secret, account } = await fundedKey(gateway().store, "1");
+    const client = sdk(secret);
+    fake.behave({ usage: { prompt_tokens: 100, completion_tokens: 20 }, usageExtra: { prompt_cache_hit_tokens: 30, prompt_cache_miss_tokens: 70 } });
+    const deepseek = await client.chat.completions.create(ask("deepseek-v3.2"));
+    const deepseekCost = costOf("deepseek-v3.2", 100, 20, 30);
+    expect(deepseek.usage).toMatchObject({ prompt_tokens: 100, completion_tokens: 20, total_tokens: 120, prompt_tokens_details: { cached_tokens: 30 }, cost_usd: usd9(deepseekCost) });
+
+    fake.behave({ usage: { prompt_tokens: 100, completion_tokens: 20 }, usageDetails: { reasoning_tokens: 15 } });
+    const grok = await client.chat.completions.create(ask("grok-4-20-reasoning"));
+    const grokCost = costOf("grok-4-20-reasoning", 100, 35);
+    expect(grok.usage).toMatchObject({ prompt_tokens: 100, completion_tokens: 35, total_tokens: 135, completion_tokens_details: { reasoning_tokens: 15 }, cost_usd: usd9(grokCost) });
+    expect((await gateway().store.getAccount(account.id))!.balance).toBe(nanos(1_000_000_000n - deepseekCost - grokCost));
+  });
+
   test("chat stream: text, reasoning_content deltas, and the usage with cost_usd merged into the final chunk", async () => {
     fake.behave({ chunks: 4, reasoningContent: "Think first.", usage: { prompt_tokens: 50, completion_tokens: 40 }, usageDetails: { reasoning_tokens: 10 }, usageInFinalChunk: true });
     const { secret, account } = await fundedKey(gateway().store, "1");
@@ -165,13 +180,25 @@ describeEachDialect("the openai npm SDK", (dialect) => {
     expect(sent[2]).toEqual({ role: "tool", tool_call_id: "call_fake_0_0", content: '{"sky":"clear"}' });
   });
 
-  test("a custom tool (type: \"custom\") is accepted, forwarded, and its call comes back", async () => {
+  test("a custom tool (type: \"custom\") round trip: accepted, forwarded, its call comes back, its result goes up", async () => {
     fake.behave({ toolCalls: [{ type: "custom", name: "run_sql", arguments: "SELECT 1" }] });
     const { secret } = await fundedKey(gateway().store, "1");
     const tool: OpenAI.ChatCompletionCustomTool = { type: "custom", custom: { name: "run_sql", description: "Runs a query", format: { type: "text" } } };
     const completion = await sdk(secret).chat.completions.create(ask("gpt-5.4-mini", { tools: [tool] }));
     expect(fake.received.at(-1)!.body.tools).toEqual([tool]);
     expect(completion.choices[0]!.message.tool_calls).toEqual([{ id: "call_fake_0_0", type: "custom", custom: { name: "run_sql", input: "SELECT 1" } }]);
+
+    fake.behave({ content: "One row." });
+    const messages: OpenAI.ChatCompletionMessageParam[] = [
+      { role: "user", content: "Count" },
+      completion.choices[0]!.message as OpenAI.ChatCompletionMessageParam,
+      { role: "tool", tool_call_id: "call_fake_0_0", content: "1" },
+    ];
+    const second = await sdk(secret).chat.completions.create({ model: "gpt-5.4-mini", messages, tools: [tool], max_tokens: 64 });
+    expect(second.choices[0]!.message.content).toBe("One row.");
+    const sent = fake.received.at(-1)!.body.messages as Record<string, unknown>[];
+    expect(sent[1]).toMatchObject({ role: "assistant", tool_calls: [{ id: "call_fake_0_0", type: "custom", custom: { name: "run_sql", input: "SELECT 1" } }] });
+    expect(sent[2]).toEqual({ role: "tool", tool_call_id: "call_fake_0_0", content: "1" });
   });
 
   test("streamed tool-call deltas are accumulated by the SDK's stream helper", async () => {
