@@ -93,6 +93,17 @@ describeEachDialect("LangChain ChatOpenAI", (dialect) => {
     expect(whole!.tool_calls).toEqual([{ id: "call_fake_0_0", name: "get_weather", args: { city: "Paris" }, type: "tool_call" }]);
   });
 
+  test("an hourly-limit 429 rejects at once with its status: LangChain does not wait out a Retry-After of an hour", async () => {
+    fake.behave({});
+    const { secret } = await fundedKey(gateway().store, "1", { requestsPerHour: 1 });
+    const counter = countingFetch();
+    const model = chat(secret, "gpt-4.1-nano", counter.fetch);
+    await model.invoke("x");
+    const refused = await model.invoke("x").catch((e: unknown) => e);
+    expect((refused as { status?: number }).status).toBe(429);
+    expect(counter.calls()).toBe(2);
+  });
+
   test("errors carry the gateway's status: 401, and 402 fails without retries", async () => {
     const wrong = await chat(`gw-${"Z".repeat(44)}`, "gpt-4.1-nano").invoke("x").catch((e: unknown) => e);
     expect(wrong).toBeInstanceOf(Error);

@@ -108,6 +108,19 @@ describeEachDialect("the Vercel AI SDK (openai-compatible provider)", (dialect) 
     expect(calls.map((c) => [c.toolCallId, c.toolName, c.input])).toEqual([["call_fake_0_0", "get_weather", { city: "Oslo" }]]);
   });
 
+  test("an hourly-limit 429 is an APICallError with status 429", async () => {
+    fake.behave({});
+    const { secret } = await fundedKey(gateway().store, "1", { requestsPerHour: 1 });
+    const model = provider(secret)("gpt-4.1-nano");
+    await generateText({ model, prompt: "x", maxOutputTokens: 8 });
+    // maxRetries 0: the AI SDK retries every 429 (it reads Retry-After, not x-should-retry), with
+    // its own 2 s and 4 s back-off when the hint is over a minute.
+    const refused = await generateText({ model, prompt: "x", maxOutputTokens: 8, maxRetries: 0 }).catch((e: unknown) => e);
+    expect(APICallError.isInstance(refused)).toBe(true);
+    expect((refused as APICallError).statusCode).toBe(429);
+    expect((refused as APICallError).responseHeaders?.["x-should-retry"]).toBe("false");
+  });
+
   test("errors surface as APICallError with the gateway's status: 401, and 402 without retries", async () => {
     const wrong = await generateText({ model: provider(`gw-${"Z".repeat(44)}`)("gpt-4.1-nano"), prompt: "x", maxOutputTokens: 8 }).catch((e: unknown) => e);
     expect(APICallError.isInstance(wrong)).toBe(true);
