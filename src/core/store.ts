@@ -1,11 +1,10 @@
 import type { AlertStore } from "./alerts.ts";
+import type { BillingStore } from "./billing-store.ts";
 import type { Model } from "./catalog.ts";
 import type { CheckoutEventStore } from "./checkout-events.ts";
 import type { CheckoutStore } from "./checkout.ts";
 import type { DashboardStore } from "./dashboard.ts";
-import type { AppError } from "./errors.ts";
 import type { Nanos } from "./money.ts";
-import type { ReservationPolicy } from "./reservation.ts";
 import type { UsageExportStore } from "./usage-export.ts";
 
 // The ports through which core and the adapters reach storage. src/db implements them for
@@ -228,75 +227,8 @@ export interface KeyManagementStore {
   rotateKey(accountId: string, id: string, replacement: { prefix: string; hash: string }, now: number): Promise<RotateOutcome>;
 }
 
-export interface NewReservation {
-  account: Pick<Account, "id">;
-  key: Pick<ApiKey, "id" | "creditLimit" | "usdPerHour" | "requestsPerHour">;
-  /** Resolved model ID, and the ID the client asked for. */
-  model: string;
-  requestedModel: string;
-  /** The most this request may cost: estimated input plus the output ceiling, at sell prices. */
-  amount: Nanos;
-  /** The reservation were the output ceiling `maxTokens` (monotone); lets a refusal name the largest that fits. */
-  costOf?: (maxTokens: number) => Nanos;
-  policy: ReservationPolicy;
-  leaseMs: number;
-  now: number;
-}
-
-export type ReservationOutcome = { ok: true; reservationId: string } | { ok: false; error: AppError };
-
-export interface Settlement {
-  reservationId: string;
-  /** Who and what the reservation was for, to charge correctly even if its lease was swept meanwhile. */
-  accountId: string;
-  keyId: string;
-  model: string;
-  requestedModel: string;
-  promptTokens: number;
-  completionTokens: number;
-  cost: Nanos;
-  latencyMs: number;
-  now: number;
-}
-
-export interface Release {
-  reservationId: string;
-  /** Why the request ended without a charge; recorded in the usage log. */
-  reason: string;
-  latencyMs: number;
-  now: number;
-}
-
-export interface BillingStore {
-  /**
-   * Checks every limit and the balance under the account's lock and, when they pass, holds
-   * `amount` in one transaction: two requests can never both pass on the same credit.
-   */
-  reserve(input: NewReservation): Promise<ReservationOutcome>;
-  /** Charges the actual cost, releases the rest, and writes the usage log, in one transaction. */
-  settle(input: Settlement): Promise<{ balance: Nanos }>;
-  /** Releases the whole reservation and records the failure; a no-op if already released. */
-  release(input: Release): Promise<void>;
-  /** Pushes live requests' leases forward so that the sweeper leaves them alone. */
-  renewLeases(reservationIds: string[], leaseExpiresAt: number): Promise<void>;
-  /** Releases reservations whose lease has run out (their process died); returns how many. */
-  sweepExpiredReservations(now: number): Promise<number>;
-  /** The account's money from every side, for checking that they agree. */
-  auditAccount(accountId: string): Promise<AccountAudit | null>;
-}
-
-export interface AccountAudit {
-  balance: Nanos;
-  /** Sum of the ledger's entries; equals `balance`. */
-  ledgerSum: Nanos;
-  /** Sum of the ledger's credits (grants, purchases, positive adjustments). */
-  credited: Nanos;
-  /** Sum of the usage logs' costs; equals the charges in the ledger. */
-  usageCost: Nanos;
-  reserved: Nanos;
-  openReservations: number;
-}
-
+// The chat path's billing ports live beside their feature; named here too for the store's users.
+export type { AccountAudit, BillingStore, NewReservation, ReservationOutcome, Release, Settlement } from "./billing-store.ts";
 export type Store = ModelStore & HealthStore & AccountStore & KeyStore & RateLimitStore & DashboardStore
   & UserStore & SessionStore & KeyManagementStore & UsageExportStore & BillingStore
   & CheckoutStore & CheckoutEventStore & AlertStore;

@@ -12,6 +12,108 @@ const STATUS_TEXT: Record<string, string> = { active: "Active", revoked: "Revoke
 const fact = (term: string, value: string | Node) => h("div", {}, h("dt", {}, term), h("dd", {}, value));
 const limit = (value: string | null, format: (v: string) => string = usd) => (value === null ? "None" : format(value));
 
+interface KeyActions {
+  edit(key: KeyView): Promise<void>;
+  rotate(key: KeyView): Promise<void>;
+  revoke(key: KeyView): Promise<void>;
+}
+
+/** One key's card: its facts and the actions its status allows. */
+function keyCard(key: KeyView, actions: KeyActions): HTMLElement {
+  const headingId = `key-${key.id}`;
+  const button = (label: string, action: (k: KeyView) => Promise<void>, tone = "secondary") =>
+    h("button", { type: "button", class: `button ${tone}`, onClick: () => void action(key) }, label, hidden(` ${key.name}`));
+  return h("article", { class: `card key status-${key.status}`, "aria-labelledby": headingId },
+    h("div", { class: "key-head" },
+      h("h3", { id: headingId, tabindex: "-1" }, key.name),
+      h("span", { class: `badge ${key.status}` }, STATUS_TEXT[key.status] ?? key.status),
+    ),
+    h("dl", { class: "facts" },
+      fact("Key", h("code", {}, `${key.prefix}…`)),
+      fact("Created", dateTime(key.createdAt)),
+      fact("Last used", key.lastUsedAt === null ? "Never" : dateTime(key.lastUsedAt)),
+      fact("Expires", key.expiresAt === null ? "Never" : dateTime(key.expiresAt)),
+      fact("Lifetime credit limit", limit(key.creditLimitUsd)),
+      fact("Spend limit per hour", limit(key.rateLimitUsdPerHour)),
+      fact("Request limit per hour", key.rateLimitRequestsPerHour === null ? "None" : count(key.rateLimitRequestsPerHour)),
+      fact("Requests", count(key.total_requests)),
+      fact("Spent", usd(key.total_spend_usd)),
+    ),
+    h("div", { class: "actions" },
+      button("Edit", actions.edit),
+      // The server refuses to rotate a revoked or expired key, and to revoke a revoked one.
+      key.status === "active" ? button("Rotate", actions.rotate) : null,
+      key.status !== "revoked" ? button("Revoke", actions.revoke, "danger") : null,
+    ),
+  );
+}
+
+interface KeysPage {
+  root: HTMLElement;
+  list: HTMLElement;
+  say(text: string, tone: "success" | "error"): void;
+  refresh(): Promise<void>;
+}
+
+/** Edit, rotate and revoke; the list is drawn anew after every change and the focus goes to the key acted on. */
+function keyActions(page: KeysPage): KeyActions {
+  const { say, refresh } = page;
+  const focusKey = (id: string) => document.getElementById(`key-${id}`)?.focus();
+
+  // Rotating and revoking cannot be undone: both ask first, then act and say how it went.
+  const afterConfirming = async (question: Parameters<typeof confirmAction>[0], act: () => Promise<void>) => {
+    if (!(await confirmAction(question))) return;
+    try {
+      await act();
+    } catch (error) {
+      say(error instanceof Error ? error.message : String(error), "error");
+    }
+  };
+
+  return {
+    edit: async (key) => {
+      const fields = keyForm(key);
+      await openModal(`Edit ${key.name}`, (close, titleId) => [
+        form({
+          fields: fields.fields,
+          submitLabel: "Save changes",
+          labelledBy: titleId,
+          actions: [h("button", { type: "button", class: "button secondary", onClick: () => close("cancel") }, "Cancel")],
+          onSubmit: async () => {
+            const changes = fields.changes();
+            if (Object.keys(changes).length > 0) await call("PATCH", `/keys/${key.id}`, changes);
+            close("saved");
+            say(`Saved the changes to ${changes.name ?? key.name}.`, "success");
+            await refresh();
+            focusKey(key.id);
+          },
+        }),
+      ]);
+    },
+    rotate: (key) => afterConfirming({
+      title: `Rotate ${key.name}?`,
+      body: "The current key stops working at once and a new key with the same name, expiry and limits replaces it. Update every program that uses it.",
+      confirmLabel: "Rotate key",
+    }, async () => {
+      const { key: secret } = await call<KeyRotated>("POST", `/keys/${key.id}/rotate`);
+      await refresh();
+      say(`Rotated ${key.name}. The old key no longer works.`, "success");
+      // The replacement is the newest key, first in the list.
+      showSecret(page.root, secret, () => page.list.querySelector<HTMLElement>("h3")?.focus());
+    }),
+    revoke: (key) => afterConfirming({
+      title: `Revoke ${key.name}?`,
+      body: "The key stops working at once, for every request. This cannot be undone.",
+      confirmLabel: "Revoke key",
+    }, async () => {
+      await call("DELETE", `/keys/${key.id}/revoke`);
+      await refresh();
+      say(`Revoked ${key.name}.`, "success");
+      focusKey(key.id);
+    }),
+  };
+}
+
 /** Create, list, edit, rotate and revoke API keys. */
 export async function renderKeys(root: HTMLElement): Promise<void> {
   const notices = h("div", { class: "form-status", "aria-live": "polite" });
@@ -25,93 +127,9 @@ export async function renderKeys(root: HTMLElement): Promise<void> {
     const { keys } = await call<KeyList>("GET", "/keys/generate");
     list.replaceChildren(keys.length === 0
       ? h("p", { class: "muted" }, "No keys yet. Create one above.")
-      : h("ul", { class: "key-list" }, keys.map((key) => h("li", {}, keyCard(key)))));
+      : h("ul", { class: "key-list" }, keys.map((key) => h("li", {}, keyCard(key, actions)))));
   };
-
-  // The list is drawn anew after every change; the focus goes to the key acted on.
-  const focusKey = (id: string) => document.getElementById(`key-${id}`)?.focus();
-
-  const edit = async (key: KeyView) => {
-    const fields = keyForm(key);
-    await openModal(`Edit ${key.name}`, (close, titleId) => [
-      form({
-        fields: fields.fields,
-        submitLabel: "Save changes",
-        labelledBy: titleId,
-        actions: [h("button", { type: "button", class: "button secondary", onClick: () => close("cancel") }, "Cancel")],
-        onSubmit: async () => {
-          const changes = fields.changes();
-          if (Object.keys(changes).length > 0) await call("PATCH", `/keys/${key.id}`, changes);
-          close("saved");
-          say(`Saved the changes to ${changes.name ?? key.name}.`, "success");
-          await refresh();
-          focusKey(key.id);
-        },
-      }),
-    ]);
-  };
-
-  // Rotating and revoking cannot be undone: both ask first, then act and say how it went.
-  const afterConfirming = async (question: Parameters<typeof confirmAction>[0], act: () => Promise<void>) => {
-    if (!(await confirmAction(question))) return;
-    try {
-      await act();
-    } catch (error) {
-      say(error instanceof Error ? error.message : String(error), "error");
-    }
-  };
-
-  const rotate = (key: KeyView) => afterConfirming({
-    title: `Rotate ${key.name}?`,
-    body: "The current key stops working at once and a new key with the same name, expiry and limits replaces it. Update every program that uses it.",
-    confirmLabel: "Rotate key",
-  }, async () => {
-    const { key: secret } = await call<KeyRotated>("POST", `/keys/${key.id}/rotate`);
-    await refresh();
-    say(`Rotated ${key.name}. The old key no longer works.`, "success");
-    // The replacement is the newest key, first in the list.
-    showSecret(root, secret, () => list.querySelector<HTMLElement>("h3")?.focus());
-  });
-
-  const revoke = (key: KeyView) => afterConfirming({
-    title: `Revoke ${key.name}?`,
-    body: "The key stops working at once, for every request. This cannot be undone.",
-    confirmLabel: "Revoke key",
-  }, async () => {
-    await call("DELETE", `/keys/${key.id}/revoke`);
-    await refresh();
-    say(`Revoked ${key.name}.`, "success");
-    focusKey(key.id);
-  });
-
-  const keyCard = (key: KeyView): HTMLElement => {
-    const headingId = `key-${key.id}`;
-    const button = (label: string, action: (k: KeyView) => Promise<void>, tone = "secondary") =>
-      h("button", { type: "button", class: `button ${tone}`, onClick: () => void action(key) }, label, hidden(` ${key.name}`));
-    return h("article", { class: `card key status-${key.status}`, "aria-labelledby": headingId },
-      h("div", { class: "key-head" },
-        h("h3", { id: headingId, tabindex: "-1" }, key.name),
-        h("span", { class: `badge ${key.status}` }, STATUS_TEXT[key.status] ?? key.status),
-      ),
-      h("dl", { class: "facts" },
-        fact("Key", h("code", {}, `${key.prefix}…`)),
-        fact("Created", dateTime(key.createdAt)),
-        fact("Last used", key.lastUsedAt === null ? "Never" : dateTime(key.lastUsedAt)),
-        fact("Expires", key.expiresAt === null ? "Never" : dateTime(key.expiresAt)),
-        fact("Lifetime credit limit", limit(key.creditLimitUsd)),
-        fact("Spend limit per hour", limit(key.rateLimitUsdPerHour)),
-        fact("Request limit per hour", key.rateLimitRequestsPerHour === null ? "None" : count(key.rateLimitRequestsPerHour)),
-        fact("Requests", count(key.total_requests)),
-        fact("Spent", usd(key.total_spend_usd)),
-      ),
-      h("div", { class: "actions" },
-        button("Edit", edit),
-        // The server refuses to rotate a revoked or expired key, and to revoke a revoked one.
-        key.status === "active" ? button("Rotate", rotate) : null,
-        key.status !== "revoked" ? button("Revoke", revoke, "danger") : null,
-      ),
-    );
-  };
+  const actions = keyActions({ root, list, say, refresh });
 
   const creation = keyForm();
   const createForm = form({
