@@ -267,48 +267,72 @@ function richUsage(b: Behavior, usage: Basics["usage"]) {
   };
 }
 
+/** What one rich answer is made of, read once from the behaviour and the request. */
+interface Answer extends Omit<Basics, "usage"> {
+  b: Behavior;
+  model: unknown;
+  /** Choices to write: the request's n. */
+  n: number;
+  /** Alternatives per token when log probabilities were asked for, else -1. */
+  top: number;
+  /** The usage as the provider reports it, details included; null to send none. */
+  usage: Record<string, unknown> | null;
+  finish: "tool_calls" | "stop";
+  envelope: Record<string, string>;
+}
+
 async function richAnswer(b: Behavior, body: Record<string, unknown>, basics: Basics): Promise<Response> {
-  const { id, created, content } = basics;
-  const n = typeof body.n === "number" && body.n > 1 ? body.n : 1;
-  const top = body.logprobs === true ? (typeof body.top_logprobs === "number" ? body.top_logprobs : 0) : -1;
-  const usage = richUsage(b, basics.usage);
-  const finish = b.toolCalls ? "tool_calls" : "stop";
-  const envelope = {
-    ...(b.serviceTier !== undefined ? { service_tier: b.serviceTier } : {}),
-    ...(b.systemFingerprint !== undefined ? { system_fingerprint: b.systemFingerprint } : {}),
+  const answer: Answer = {
+    ...basics,
+    b,
+    model: body.model,
+    n: typeof body.n === "number" && body.n > 1 ? body.n : 1,
+    top: body.logprobs === true ? (typeof body.top_logprobs === "number" ? body.top_logprobs : 0) : -1,
+    usage: richUsage(b, basics.usage) ?? null,
+    finish: b.toolCalls ? "tool_calls" : "stop",
+    envelope: {
+      ...(b.serviceTier !== undefined ? { service_tier: b.serviceTier } : {}),
+      ...(b.systemFingerprint !== undefined ? { system_fingerprint: b.systemFingerprint } : {}),
+    },
   };
   if (b.delayMs) await sleep(b.delayMs);
+  return body.stream ? sseResponse(richEvents(answer)) : Response.json(richCompletion(answer));
+}
 
-  if (!body.stream) {
-    const choices = Array.from({ length: n }, (_, index) => {
-      const text = choiceText(content, index);
-      const message: Record<string, unknown> = { role: "assistant", content: b.toolCalls || b.refusal ? null : text, refusal: b.refusal ?? null };
-      if (b.reasoningContent !== undefined) message.reasoning_content = b.reasoningContent;
-      if (b.toolCalls) {
-        message.tool_calls = b.toolCalls.map((call, i) =>
-          call.type === "custom"
-            ? { id: toolCallId(i, index), type: "custom", custom: { name: call.name, input: call.arguments } }
-            : { id: toolCallId(i, index), type: "function", function: { name: call.name, arguments: call.arguments } },
-        );
-      }
-      const logprobs = top >= 0 && !b.toolCalls ? logprobsFor(b.refusal ?? text, top) : null;
-      return { index, message, logprobs, finish_reason: finish };
-    });
-    return Response.json({ id, object: "chat.completion", created, model: body.model, choices, ...envelope, ...(usage ? { usage } : {}) });
-  }
+function richCompletion(a: Answer) {
+  const { b } = a;
+  const choices = Array.from({ length: a.n }, (_, index) => {
+    const text = choiceText(a.content, index);
+    const message: Record<string, unknown> = { role: "assistant", content: b.toolCalls || b.refusal ? null : text, refusal: b.refusal ?? null };
+    if (b.reasoningContent !== undefined) message.reasoning_content = b.reasoningContent;
+    if (b.toolCalls) {
+      message.tool_calls = b.toolCalls.map((call, i) =>
+        call.type === "custom"
+          ? { id: toolCallId(i, index), type: "custom", custom: { name: call.name, input: call.arguments } }
+          : { id: toolCallId(i, index), type: "function", function: { name: call.name, arguments: call.arguments } },
+      );
+    }
+    const logprobs = a.top >= 0 && !b.toolCalls ? logprobsFor(b.refusal ?? text, a.top) : null;
+    return { index, message, logprobs, finish_reason: a.finish };
+  });
+  return { id: a.id, object: "chat.completion", created: a.created, model: a.model, choices, ...a.envelope, ...(a.usage ? { usage: a.usage } : {}) };
+}
 
+/** The stream's events: a role chunk per choice, reasoning, then the answer's deltas, the finish chunks, the usage, [DONE]. */
+function richEvents(a: Answer): unknown[] {
+  const { b, n } = a;
   const chunks = b.chunks ?? DEFAULT.chunks;
   const events: unknown[] = [];
   const chunk = (index: number, delta: object, finishReason: string | null, extra: object = {}) => ({
-    id, object: "chat.completion.chunk", created, model: body.model, ...envelope,
+    id: a.id, object: "chat.completion.chunk", created: a.created, model: a.model, ...a.envelope,
     choices: [{ index, delta, ...extra, finish_reason: finishReason }],
   });
-  for (let index = 0; index < n; index++) events.push(chunk(index, { role: "assistant", content: "" }, null));
   // Choices interleave, as OpenAI's do: the k-th piece of every choice, then the (k+1)-th.
-  if (b.reasoningContent !== undefined) {
-    const parts = pieces(b.reasoningContent, chunks);
-    for (const part of parts) for (let index = 0; index < n; index++) events.push(chunk(index, { reasoning_content: part }, null));
-  }
+  const eachChoice = (delta: (index: number) => object, extra: (index: number) => object = () => ({})) => {
+    for (let index = 0; index < n; index++) events.push(chunk(index, delta(index), null, extra(index)));
+  };
+  eachChoice(() => ({ role: "assistant", content: "" }));
+  if (b.reasoningContent !== undefined) for (const part of pieces(b.reasoningContent, chunks)) eachChoice(() => ({ reasoning_content: part }));
   if (b.toolCalls) {
     for (let index = 0; index < n; index++) {
       for (const [i, call] of b.toolCalls.entries()) {
@@ -319,31 +343,32 @@ async function richAnswer(b: Behavior, body: Record<string, unknown>, basics: Ba
       }
     }
   } else if (b.refusal !== undefined) {
-    for (const part of pieces(b.refusal, chunks)) for (let index = 0; index < n; index++) events.push(chunk(index, { refusal: part }, null));
+    for (const part of pieces(b.refusal, chunks)) eachChoice(() => ({ refusal: part }));
   } else {
-    const parts = Array.from({ length: n }, (_, index) => pieces(choiceText(content, index), chunks));
+    const parts = Array.from({ length: n }, (_, index) => pieces(choiceText(a.content, index), chunks));
     for (let k = 0; k < chunks; k++) {
-      for (let index = 0; index < n; index++) {
-        const part = parts[index]![k]!;
-        events.push(chunk(index, { content: part }, null, top >= 0 ? { logprobs: logprobsFor(part, top) } : {}));
-      }
+      eachChoice((index) => ({ content: parts[index]![k]! }), (index) => (a.top >= 0 ? { logprobs: logprobsFor(parts[index]![k]!, a.top) } : {}));
     }
   }
   for (let index = 0; index < n; index++) {
-    const last = index === n - 1;
     // DeepSeek style puts the usage in the last finish chunk; OpenAI's in a chunk of its own.
-    events.push({ ...chunk(index, {}, finish), ...(last && b.usageInFinalChunk && usage ? { usage } : {}) });
+    const withUsage = index === n - 1 && b.usageInFinalChunk && a.usage;
+    events.push({ ...chunk(index, {}, a.finish), ...(withUsage ? { usage: a.usage } : {}) });
   }
-  if (usage && !b.usageInFinalChunk) events.push({ id, object: "chat.completion.chunk", created, model: body.model, ...envelope, choices: [], usage });
+  if (a.usage && !b.usageInFinalChunk) events.push({ id: a.id, object: "chat.completion.chunk", created: a.created, model: a.model, ...a.envelope, choices: [], usage: a.usage });
   events.push("[DONE]");
+  return events;
+}
 
+/** The events as SSE, one write each, a moment apart, as from a real provider. */
+function sseResponse(events: unknown[]): Response {
   const encoder = new TextEncoder();
   const stream = new ReadableStream({
     async start(c) {
       try {
         for (const e of events) {
           c.enqueue(encoder.encode(`data: ${typeof e === "string" ? e : JSON.stringify(e)}\n\n`));
-          await sleep(1); // chunks arrive over time, as from a real provider
+          await sleep(1);
         }
         c.close();
       } catch {
