@@ -245,6 +245,31 @@ describeEachDialect("the openai npm SDK", (dialect) => {
     expect(fake.received.at(-1)!.body).toMatchObject({ temperature: 0.3, logit_bias: { "42": 5 } });
   });
 
+  // Every Chat Completions parameter OpenAI documents beyond the spec's own, with a valid value.
+  const documented: Record<string, unknown> = {
+    n: 2, logprobs: true, top_logprobs: 3, logit_bias: { "50256": -100 }, user: "u-1", safety_identifier: "s-1",
+    prompt_cache_key: "pck", metadata: { team: "a" }, store: false, parallel_tool_calls: false, reasoning_effort: "low",
+    verbosity: "low", service_tier: "auto", modalities: ["text"], audio: { voice: "alloy", format: "mp3" },
+    prediction: { type: "content", content: "Hello" }, web_search_options: { search_context_size: "low" },
+    seed: 7, stop: ["\n\n"], temperature: 0.5, top_p: 0.9, frequency_penalty: 0.1, presence_penalty: 0.1,
+    response_format: { type: "text" }, tools: [weatherTool], tool_choice: "auto",
+  };
+
+  test.each(["gpt-4.1-nano", "gpt-5", "gpt-5.4-mini", "o4-mini", "deepseek-v3.2", "deepseek-v4-pro", "kimi-k2.5", "grok-4-3", "grok-4-20-reasoning", "llama-4-scout"])(
+    "%s: each documented parameter is forwarded as sent or named in x-gateway-dropped-params, never lost without a word",
+    async (model) => {
+      fake.behave({});
+      const { secret } = await fundedKey(gateway().store, "20");
+      const { response } = await sdk(secret).chat.completions.create(ask(model, documented)).withResponse();
+      const dropped = (response.headers.get("x-gateway-dropped-params") ?? "").split(",").filter(Boolean);
+      const upstream = fake.received.at(-1)!.body;
+      const lost = Object.keys(documented).filter((k) => !dropped.includes(k) && !Bun.deepEquals(upstream[k], documented[k]));
+      const both = dropped.filter((k) => k in upstream);
+      expect({ lost, both }).toEqual({ lost: [], both: [] });
+      expect(dropped.every((k) => k in documented)).toBe(true);
+    },
+  );
+
   test("an hourly-limit 429 is a RateLimitError at once: the SDK makes one request, not three", async () => {
     fake.behave({});
     const { secret } = await fundedKey(gateway().store, "5", { requestsPerHour: 1 });
