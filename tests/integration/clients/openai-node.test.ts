@@ -270,6 +270,44 @@ describeEachDialect("the openai npm SDK", (dialect) => {
     },
   );
 
+  test("a concurrency 429 (Retry-After: 1, x-should-retry: true) is retried by the SDK and succeeds once a slot frees", async () => {
+    let release!: () => void;
+    fake.behave({ holdUntil: new Promise<void>((resolve) => (release = resolve)) });
+    const { secret, account } = await fundedKey(gateway().store, "5");
+    // Three streams hold the account's three slots until the fake lets go.
+    const held = await Promise.all(
+      [0, 1, 2].map(async () => {
+        const stream = await sdk(secret).chat.completions.create({ ...streamed("gpt-4.1-nano") });
+        const iterator = stream[Symbol.asyncIterator]();
+        await iterator.next();
+        return iterator;
+      }),
+    );
+    expect((await gateway().store.getAccount(account.id))!.inflight).toBe(3);
+    const statuses: number[] = [];
+    const headers: (string | null)[] = [];
+    let drained: Promise<unknown> | undefined;
+    const watching = (async (input: RequestInfo | URL, init?: RequestInit) => {
+      const res = await fetch(input, init);
+      statuses.push(res.status);
+      if (res.status === 429 && headers.length === 0) {
+        headers.push(res.headers.get("retry-after"), res.headers.get("x-should-retry"));
+        release(); // the slots free while the SDK waits to retry
+        drained = Promise.all(held.map(async (iterator) => {
+          while (!(await iterator.next()).done);
+        }));
+      }
+      return res;
+    }) as typeof fetch;
+    const completion = await sdk(secret, watching).chat.completions.create(ask("gpt-4.1-nano"));
+    expect(completion.choices[0]!.message.content).toBe("Hello from the fake provider");
+    // Refused first, then retried until admitted (once, unless the held streams settle slowly).
+    expect(statuses[0]).toBe(429);
+    expect(statuses.at(-1)).toBe(200);
+    expect(headers).toEqual(["1", "true"]);
+    await drained;
+  });
+
   test("an hourly-limit 429 is a RateLimitError at once: the SDK makes one request, not three", async () => {
     fake.behave({});
     const { secret } = await fundedKey(gateway().store, "5", { requestsPerHour: 1 });
