@@ -83,8 +83,9 @@ function keyActions(page: KeysPage): KeyActions {
             const changes = fields.changes();
             if (Object.keys(changes).length > 0) await call("PATCH", `/keys/${key.id}`, changes);
             close("saved");
-            say(`Saved the changes to ${changes.name ?? key.name}.`, "success");
+            // The list first: whoever reads the notice then sees the saved values.
             await refresh();
+            say(`Saved the changes to ${changes.name ?? key.name}.`, "success");
             focusKey(key.id);
           },
         }),
