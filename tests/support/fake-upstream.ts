@@ -81,6 +81,7 @@ export function startFakeUpstream(): FakeUpstream {
       const created = Math.floor(Date.now() / 1000);
       const usage = b.usage === undefined ? DEFAULT.usage : b.usage;
       const content = b.content ?? DEFAULT.content;
+      if (wantsRichAnswer(b, body)) return richAnswer(b, body, { id, created, usage, content });
       if (!body.stream) {
         if (b.delayMs) await sleep(b.delayMs);
         if (b.holdUntil) await b.holdUntil;
@@ -185,3 +186,195 @@ export const providerEnv = (fake: FakeUpstream): Record<string, string> =>
       [`${p}_API_KEY`, `sk-test-${p.toLowerCase()}-secret`],
     ]),
   );
+
+// ---------------------------------------------------------------------------------------------
+// Rich answers for the client-library suite (tests/integration/clients): the fields OpenAI
+// documents beyond a plain text completion. A request is answered here when it asks for more
+// than one choice or for log probabilities, or when the test set one of the behaviours below;
+// everything else (and every fault behaviour above) keeps the plain path and its defaults.
+// Streams answered here are not counted by openStreams(): they always run to their end.
+// ---------------------------------------------------------------------------------------------
+
+/** A tool call the fake answers with: a function call (JSON arguments) or a custom tool's free-form input. */
+export interface FakeToolCall {
+  type?: "function" | "custom";
+  name: string;
+  /** Function arguments (a JSON text) or a custom tool's input. */
+  arguments: string;
+}
+
+// Declaration merging adds these to Behavior without touching the interface above.
+export interface Behavior {
+  /** Answer with these tool calls (content null, finish_reason "tool_calls"); streamed as deltas: id, type and name first, then the arguments in fragments. */
+  toolCalls?: FakeToolCall[];
+  /** Answer with a refusal (`message.refusal`, content null); streamed as `delta.refusal` fragments. */
+  refusal?: string;
+  /** DeepSeek-style reasoning before the answer: `message.reasoning_content`, streamed as `delta.reasoning_content` fragments before the content. */
+  reasoningContent?: string;
+  /** Detail objects in the usage, as OpenAI reports them. */
+  usageDetails?: { cached_tokens?: number; reasoning_tokens?: number };
+  /** Further fields merged into the usage object as the provider reports it (e.g. DeepSeek's `prompt_cache_hit_tokens`). */
+  usageExtra?: Record<string, unknown>;
+  systemFingerprint?: string;
+  serviceTier?: string;
+}
+
+interface Basics {
+  id: string;
+  created: number;
+  usage: { prompt_tokens: number; completion_tokens: number } | null;
+  content: string;
+}
+
+const RICH_FIELDS = ["toolCalls", "refusal", "reasoningContent", "usageDetails", "usageExtra", "systemFingerprint", "serviceTier"] as const;
+
+function wantsRichAnswer(b: Behavior, body: Record<string, unknown>): boolean {
+  const fault = b.malformed || b.oversizedBytes || b.holdUntil || b.stallAfter !== undefined || b.breakAfter !== undefined;
+  if (fault) return false;
+  return RICH_FIELDS.some((f) => b[f] !== undefined) || (typeof body.n === "number" && body.n > 1) || body.logprobs === true;
+}
+
+/** Splits `text` into `count` consecutive pieces (some may be empty when the text is short). */
+const pieces = (text: string, count: number) =>
+  Array.from({ length: count }, (_, i) => text.slice(Math.floor((i * text.length) / count), Math.floor(((i + 1) * text.length) / count)));
+
+/** Choice i's text: the configured content for the first choice, numbered for the others. */
+const choiceText = (content: string, index: number) => (index === 0 ? content : `${content} #${index + 1}`);
+
+/** OpenAI's logprobs object for `text`, one entry per word-ish token, with `top` alternatives each. */
+function logprobsFor(text: string, top: number) {
+  const tokens = text.match(/\s*\S+/g) ?? [];
+  const entry = (token: string, rank: number) => ({ token, logprob: -0.01 * (rank + 1), bytes: [...new TextEncoder().encode(token)] });
+  return {
+    content: tokens.map((token) => ({
+      ...entry(token, 0),
+      top_logprobs: Array.from({ length: top }, (_, r) => (r === 0 ? entry(token, 0) : entry(`${token}~${r}`, r))),
+    })),
+    refusal: null,
+  };
+}
+
+const toolCallId = (callIndex: number, choice: number) => `call_fake_${choice}_${callIndex}`;
+
+function richUsage(b: Behavior, usage: Basics["usage"]) {
+  if (!usage) return undefined;
+  return {
+    ...usage,
+    total_tokens: usage.prompt_tokens + usage.completion_tokens,
+    ...(b.usageDetails?.cached_tokens !== undefined ? { prompt_tokens_details: { cached_tokens: b.usageDetails.cached_tokens } } : {}),
+    ...(b.usageDetails?.reasoning_tokens !== undefined ? { completion_tokens_details: { reasoning_tokens: b.usageDetails.reasoning_tokens } } : {}),
+    ...b.usageExtra,
+  };
+}
+
+/** What one rich answer is made of, read once from the behaviour and the request. */
+interface Answer extends Omit<Basics, "usage"> {
+  b: Behavior;
+  model: unknown;
+  /** Choices to write: the request's n. */
+  n: number;
+  /** Alternatives per token when log probabilities were asked for, else -1. */
+  top: number;
+  /** The usage as the provider reports it, details included; null to send none. */
+  usage: Record<string, unknown> | null;
+  finish: "tool_calls" | "stop";
+  envelope: Record<string, string>;
+}
+
+async function richAnswer(b: Behavior, body: Record<string, unknown>, basics: Basics): Promise<Response> {
+  const answer: Answer = {
+    ...basics,
+    b,
+    model: body.model,
+    n: typeof body.n === "number" && body.n > 1 ? body.n : 1,
+    top: body.logprobs === true ? (typeof body.top_logprobs === "number" ? body.top_logprobs : 0) : -1,
+    usage: richUsage(b, basics.usage) ?? null,
+    finish: b.toolCalls ? "tool_calls" : "stop",
+    envelope: {
+      ...(b.serviceTier !== undefined ? { service_tier: b.serviceTier } : {}),
+      ...(b.systemFingerprint !== undefined ? { system_fingerprint: b.systemFingerprint } : {}),
+    },
+  };
+  if (b.delayMs) await sleep(b.delayMs);
+  return body.stream ? sseResponse(richEvents(answer)) : Response.json(richCompletion(answer));
+}
+
+function richCompletion(a: Answer) {
+  const { b } = a;
+  const choices = Array.from({ length: a.n }, (_, index) => {
+    const text = choiceText(a.content, index);
+    const message: Record<string, unknown> = { role: "assistant", content: b.toolCalls || b.refusal ? null : text, refusal: b.refusal ?? null };
+    if (b.reasoningContent !== undefined) message.reasoning_content = b.reasoningContent;
+    if (b.toolCalls) {
+      message.tool_calls = b.toolCalls.map((call, i) =>
+        call.type === "custom"
+          ? { id: toolCallId(i, index), type: "custom", custom: { name: call.name, input: call.arguments } }
+          : { id: toolCallId(i, index), type: "function", function: { name: call.name, arguments: call.arguments } },
+      );
+    }
+    const logprobs = a.top >= 0 && !b.toolCalls ? logprobsFor(b.refusal ?? text, a.top) : null;
+    return { index, message, logprobs, finish_reason: a.finish };
+  });
+  return { id: a.id, object: "chat.completion", created: a.created, model: a.model, choices, ...a.envelope, ...(a.usage ? { usage: a.usage } : {}) };
+}
+
+/** The stream's events: a role chunk per choice, reasoning, then the answer's deltas, the finish chunks, the usage, [DONE]. */
+function richEvents(a: Answer): unknown[] {
+  const { b, n } = a;
+  const chunks = b.chunks ?? DEFAULT.chunks;
+  const events: unknown[] = [];
+  const chunk = (index: number, delta: object, finishReason: string | null, extra: object = {}) => ({
+    id: a.id, object: "chat.completion.chunk", created: a.created, model: a.model, ...a.envelope,
+    choices: [{ index, delta, ...extra, finish_reason: finishReason }],
+  });
+  // Choices interleave, as OpenAI's do: the k-th piece of every choice, then the (k+1)-th.
+  const eachChoice = (delta: (index: number) => object, extra: (index: number) => object = () => ({})) => {
+    for (let index = 0; index < n; index++) events.push(chunk(index, delta(index), null, extra(index)));
+  };
+  eachChoice(() => ({ role: "assistant", content: "" }));
+  if (b.reasoningContent !== undefined) for (const part of pieces(b.reasoningContent, chunks)) eachChoice(() => ({ reasoning_content: part }));
+  if (b.toolCalls) {
+    for (let index = 0; index < n; index++) {
+      for (const [i, call] of b.toolCalls.entries()) {
+        const kind = call.type === "custom" ? "custom" : "function";
+        const field = kind === "custom" ? "input" : "arguments";
+        events.push(chunk(index, { tool_calls: [{ index: i, id: toolCallId(i, index), type: kind, [kind]: { name: call.name, [field]: "" } }] }, null));
+        for (const part of pieces(call.arguments, chunks)) events.push(chunk(index, { tool_calls: [{ index: i, [kind]: { [field]: part } }] }, null));
+      }
+    }
+  } else if (b.refusal !== undefined) {
+    for (const part of pieces(b.refusal, chunks)) eachChoice(() => ({ refusal: part }));
+  } else {
+    const parts = Array.from({ length: n }, (_, index) => pieces(choiceText(a.content, index), chunks));
+    for (let k = 0; k < chunks; k++) {
+      eachChoice((index) => ({ content: parts[index]![k]! }), (index) => (a.top >= 0 ? { logprobs: logprobsFor(parts[index]![k]!, a.top) } : {}));
+    }
+  }
+  for (let index = 0; index < n; index++) {
+    // DeepSeek style puts the usage in the last finish chunk; OpenAI's in a chunk of its own.
+    const withUsage = index === n - 1 && b.usageInFinalChunk && a.usage;
+    events.push({ ...chunk(index, {}, a.finish), ...(withUsage ? { usage: a.usage } : {}) });
+  }
+  if (a.usage && !b.usageInFinalChunk) events.push({ id: a.id, object: "chat.completion.chunk", created: a.created, model: a.model, ...a.envelope, choices: [], usage: a.usage });
+  events.push("[DONE]");
+  return events;
+}
+
+/** The events as SSE, one write each, a moment apart, as from a real provider. */
+function sseResponse(events: unknown[]): Response {
+  const encoder = new TextEncoder();
+  const stream = new ReadableStream({
+    async start(c) {
+      try {
+        for (const e of events) {
+          c.enqueue(encoder.encode(`data: ${typeof e === "string" ? e : JSON.stringify(e)}\n\n`));
+          await sleep(1);
+        }
+        c.close();
+      } catch {
+        // The client went away mid-stream: nothing left to send.
+      }
+    },
+  });
+  return new Response(stream, { headers: { "content-type": "text/event-stream" } });
+}

@@ -1,0 +1,118 @@
+// LangChain's ChatOpenAI (`@langchain/openai`) against the gateway with only the base URL
+// changed: invoke, stream, bound tools, usage_metadata and errors.
+import { AIMessageChunk } from "@langchain/core/messages";
+import { ChatOpenAI } from "@langchain/openai";
+import { afterAll, expect, test } from "bun:test";
+import { nanos } from "../../../src/core/money.ts";
+import { fundedKey } from "../../support/accounts.ts";
+import { costOf, countingFetch, usd9 } from "../../support/clients.ts";
+import { describeEachDialect } from "../../support/databases.ts";
+import { providerEnv, startFakeUpstream } from "../../support/fake-upstream.ts";
+import { useGateway } from "../../support/server.ts";
+
+const fake = startFakeUpstream();
+afterAll(() => fake.stop());
+
+const weatherTool = {
+  type: "function" as const,
+  function: {
+    name: "get_weather",
+    description: "The weather in a city",
+    parameters: { type: "object", properties: { city: { type: "string" } }, required: ["city"] },
+  },
+};
+
+describeEachDialect("LangChain ChatOpenAI", (dialect) => {
+  const gateway = useGateway(dialect, providerEnv(fake));
+  const chat = (apiKey: string, model: string, fetch?: typeof globalThis.fetch) =>
+    new ChatOpenAI({ model, apiKey, maxTokens: 64, configuration: { baseURL: `${gateway().url}/v1`, ...(fetch ? { fetch } : {}) } });
+
+  test("invoke: the answer, usage_metadata with cache reads and reasoning, and an exact charge", async () => {
+    fake.behave({ usage: { prompt_tokens: 500, completion_tokens: 120 }, usageDetails: { cached_tokens: 300, reasoning_tokens: 40 }, systemFingerprint: "fp_lc" });
+    const { secret, account } = await fundedKey(gateway().store, "1");
+    const message = await chat(secret, "gpt-4.1-nano").invoke("hello");
+    expect(message.content).toBe("Hello from the fake provider");
+    expect(message.usage_metadata).toEqual({
+      input_tokens: 500,
+      output_tokens: 120,
+      total_tokens: 620,
+      input_token_details: { cache_read: 300 },
+      output_token_details: { reasoning: 40 },
+    });
+    expect(message.response_metadata).toMatchObject({ model_name: "gpt-4.1-nano", system_fingerprint: "fp_lc", finish_reason: "stop" });
+    const cost = costOf("gpt-4.1-nano", 500, 120, 300);
+    expect((await gateway().store.getAccount(account.id))!.balance).toBe(nanos(1_000_000_000n - cost));
+  });
+
+  test("stream: the text in pieces, reasoning_content in additional_kwargs, and the usage with cost_usd", async () => {
+    fake.behave({ chunks: 4, reasoningContent: "Hmm.", usage: { prompt_tokens: 60, completion_tokens: 30 }, usageDetails: { reasoning_tokens: 8 } });
+    const { secret, account } = await fundedKey(gateway().store, "1");
+    let whole: AIMessageChunk | undefined;
+    let pieces = 0;
+    const chunks: AIMessageChunk[] = [];
+    for await (const chunk of await chat(secret, "deepseek-v4-flash").stream("hello")) {
+      chunks.push(chunk);
+      if (typeof chunk.content === "string" && chunk.content.length > 0) pieces++;
+      whole = whole ? whole.concat(chunk) : chunk;
+    }
+    expect(pieces).toBeGreaterThan(1);
+    expect(whole!.content).toBe("Hello from the fake provider");
+    expect(whole!.additional_kwargs.reasoning_content).toBe("Hmm.");
+    expect(whole!.usage_metadata).toEqual({
+      input_tokens: 60,
+      output_tokens: 30,
+      total_tokens: 90,
+      input_token_details: { cache_read: 0 },
+      output_token_details: { reasoning: 8 },
+    });
+    const cost = costOf("deepseek-v4-flash", 60, 30);
+    // The raw usage, cost_usd included, is on the last chunk LangChain yields. (Concatenated, its
+    // response_metadata.usage counts twice: LangChain copies the usage of the gateway's merged
+    // final chunk and again in its own usage chunk; usage_metadata above is the one it sums right.)
+    expect(chunks.at(-1)!.response_metadata.usage).toEqual({
+      prompt_tokens: 60,
+      completion_tokens: 30,
+      total_tokens: 90,
+      prompt_tokens_details: { cached_tokens: 0 },
+      completion_tokens_details: { reasoning_tokens: 8 },
+      cost_usd: usd9(cost),
+    });
+    expect((await gateway().store.getAccount(account.id))!.balance).toBe(nanos(1_000_000_000n - cost));
+  });
+
+  test("bindTools: the tool goes up and the call comes back as tool_calls, invoked and streamed", async () => {
+    fake.behave({ chunks: 3, toolCalls: [{ name: "get_weather", arguments: '{"city":"Paris"}' }] });
+    const { secret } = await fundedKey(gateway().store, "1");
+    const model = chat(secret, "gpt-4.1-nano").bindTools([weatherTool]);
+    const message = await model.invoke("Weather in Paris?");
+    expect(fake.received.at(-1)!.body.tools).toEqual([weatherTool]);
+    expect(message.tool_calls).toEqual([{ id: "call_fake_0_0", name: "get_weather", args: { city: "Paris" }, type: "tool_call" }]);
+
+    let whole: AIMessageChunk | undefined;
+    for await (const chunk of await model.stream("Weather in Paris?")) whole = whole ? whole.concat(chunk) : chunk;
+    expect(whole!.tool_calls).toEqual([{ id: "call_fake_0_0", name: "get_weather", args: { city: "Paris" }, type: "tool_call" }]);
+  });
+
+  test("an hourly-limit 429 rejects at once with its status: LangChain does not wait out a Retry-After of an hour", async () => {
+    fake.behave({});
+    const { secret } = await fundedKey(gateway().store, "1", { requestsPerHour: 1 });
+    const counter = countingFetch();
+    const model = chat(secret, "gpt-4.1-nano", counter.fetch);
+    await model.invoke("x");
+    const refused = await model.invoke("x").catch((e: unknown) => e);
+    expect((refused as { status?: number }).status).toBe(429);
+    expect(counter.calls()).toBe(2);
+  });
+
+  test("errors carry the gateway's status: 401, and 402 fails without retries", async () => {
+    const wrong = await chat(`gw-${"Z".repeat(44)}`, "gpt-4.1-nano").invoke("x").catch((e: unknown) => e);
+    expect(wrong).toBeInstanceOf(Error);
+    expect((wrong as { status?: number }).status).toBe(401);
+
+    const { secret } = await fundedKey(gateway().store, "0.000001");
+    const counter = countingFetch();
+    const broke = await chat(secret, "gpt-5.5", counter.fetch).invoke("x").catch((e: unknown) => e);
+    expect((broke as { status?: number }).status).toBe(402);
+    expect(counter.calls()).toBe(1);
+  });
+});
