@@ -7,7 +7,7 @@ import type { ResponsesRequest } from "./request.ts";
 import { fromCompletion, fromNative } from "./response.ts";
 import { toChatRequest } from "./to-chat.ts";
 
-export interface AdmittedResponse {
+interface AdmittedResponse {
   /** The chat pipeline's ports, with the provider speaking the Responses API when forwarded natively. */
   ports: ChatPorts;
   admitted: Admitted;

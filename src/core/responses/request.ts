@@ -53,9 +53,9 @@ const Format = T.Union([
   T.Object({ type: T.Literal("json_schema"), name: T.String({ minLength: 1, maxLength: 64 }), schema: T.Object({}), strict: T.Optional(T.Union([T.Boolean(), T.Null()])), description: T.Optional(T.String()) }),
 ]);
 
-export const MAX_INPUT_ITEMS = 200;
+const MAX_INPUT_ITEMS = 200;
 
-export const ResponsesRequestSchema = T.Object({
+const ResponsesRequestSchema = T.Object({
   model: T.String({ minLength: 1, maxLength: 128 }),
   input: T.Union([text, T.Array(Item, { minItems: 1, maxItems: MAX_INPUT_ITEMS })]),
   instructions: T.Optional(T.Union([text, T.Null()])),
@@ -80,7 +80,6 @@ export const ResponsesRequestSchema = T.Object({
 
 export type ResponsesRequest = Static<typeof ResponsesRequestSchema>;
 export type InputItem = Static<typeof Item>;
-export type FunctionToolSpec = Static<typeof FunctionTool>;
 
 const RULES: Record<string, string> = {
   model: "must be a non-empty string of at most 128 characters",

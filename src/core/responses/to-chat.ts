@@ -22,7 +22,7 @@ const joinedText = (content: Part): string =>
   typeof content === "string" ? content : content.map((p) => (p.type === "refusal" ? p.refusal : "text" in p ? p.text : "")).join("");
 
 /** The input items as chat messages; consecutive function calls become one assistant message's tool_calls. */
-export function chatMessages(request: Pick<ResponsesRequest, "input" | "instructions">): ChatMessage[] {
+function chatMessages(request: Pick<ResponsesRequest, "input" | "instructions">): ChatMessage[] {
   const messages: ChatMessage[] = request.instructions ? [{ role: "system", content: request.instructions }] : [];
   const items: InputItem[] = typeof request.input === "string" ? [{ role: "user", content: request.input }] : request.input;
   for (const item of items) {
