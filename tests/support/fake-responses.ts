@@ -18,6 +18,8 @@ export interface Script {
   stall?: boolean;
   /** Streams: after the first events, send one that is not JSON and end. */
   broken?: boolean;
+  /** Streams: after the first events, wait for this before sending the rest. */
+  holdUntil?: Promise<unknown>;
 }
 
 export interface FakeResponsesProvider {
@@ -125,8 +127,12 @@ export function startFakeResponsesProvider(): FakeResponsesProvider {
       new ReadableStream({
         async start(c) {
           try {
-            const cut = s.stall || s.broken;
+            const cut = s.stall || s.broken || s.holdUntil;
             c.enqueue(encoder.encode(events.slice(0, cut ? 2 : events.length).join("")));
+            if (s.holdUntil) {
+              await s.holdUntil;
+              c.enqueue(encoder.encode(events.slice(2).join("")));
+            }
             if (s.broken) c.enqueue(encoder.encode("data: {not json\n\n"));
             if (s.stall) await new Promise((resolve) => request.signal.addEventListener("abort", resolve));
             else c.close();
