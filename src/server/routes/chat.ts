@@ -1,127 +1,16 @@
 // POST /v1/chat/completions: HTTP in, a call of the chat pipeline (src/core/chat/pipeline.ts),
-// HTTP out.
+// HTTP out. POST /v1/responses, the pipeline's second front door, is mounted here too, to share
+// the one provider adapter.
 import { Elysia } from "elysia";
-import type { Config } from "../../config.ts";
-import { admitChat, completeChat, openStream, type Admitted, type ChatCall, type ChatPorts } from "../../core/chat/pipeline.ts";
-import { CLIENT_LEFT, relayStream, type StreamSink } from "../../core/chat/relay.ts";
+import { admitChat, completeChat } from "../../core/chat/pipeline.ts";
 import type { ChatProvider } from "../../core/chat/provider.ts";
 import { parseChatRequest } from "../../core/chat/request.ts";
-import { AppError, isAppError } from "../../core/errors.ts";
-import type { Store } from "../../core/store.ts";
-import { authenticateApiKey } from "../api-key.ts";
-import { readJsonBody } from "../body.ts";
-import type { CatalogCache } from "../catalog-cache.ts";
-import { guarded, guardedBilling } from "../chat/database-guard.ts";
+import { droppedHeader, pipelineHandler, pipelineRequest, streamed, type ChatDeps } from "../chat/front-door.ts";
 import type { LeaseKeeper } from "../chat/lease-keeper.ts";
-import { sseResponse } from "../chat/sse-response.ts";
 import { chatError, json, methodNotAllowed } from "../http.ts";
-import { withFields, type Logger } from "../log.ts";
-import { requestRecord } from "../observability/plugin.ts";
-import type { Metrics } from "../observability/metrics.ts";
 import type { RequestRecord } from "../observability/request-record.ts";
 import { openAiCompatible } from "../providers/openai-compatible.ts";
 import { responsesRoutes } from "./responses.ts";
-
-export interface ChatDeps {
-  config: Config;
-  store: Store;
-  catalog: CatalogCache;
-  log: Logger;
-  now: () => number;
-  metrics: Metrics;
-}
-
-/** Names the client's fields that the model's family left out, when there are any. */
-export const droppedHeader = (admitted: Pick<Admitted, "upstream">): Record<string, string> =>
-  admitted.upstream.dropped.length > 0 ? { "x-gateway-dropped-params": admitted.upstream.dropped.join(",") } : {};
-
-/**
- * Streams: the relay runs against the response's sink. A client that leaves is released at
- * once, unless the policy is to read the provider's stream on and charge it.
- */
-export function streamed(
-  ports: ChatPorts,
-  admitted: Admitted,
-  client: { upstream: AbortController; detach(): void },
-  record: RequestRecord,
-  /** How the client's events are written: chat chunks as they are unless another API's front door rewrites them. */
-  sinkFor: (sink: StreamSink) => StreamSink = (sink) => sink,
-): Promise<Response> {
-  const { upstream } = client;
-  return openStream(ports, admitted).then((relay) => {
-    // From here on a client that leaves is handled below, by the policy.
-    if (relay.chargeWhenGone) client.detach();
-    return sseResponse(
-      {
-        relay: (sink) => relayStream(relay, sinkFor(sink)),
-        clientLeft: async () => {
-          record.clientDisconnected();
-          if (relay.chargeWhenGone) return;
-          upstream.abort();
-          await admitted.billing.releaseQuietly(CLIENT_LEFT);
-        },
-      },
-      droppedHeader(admitted),
-    );
-  });
-}
-
-/** A request on one of the chat pipeline's front doors, authenticated and read, ready to be admitted. */
-interface PipelineRequest {
-  body: { value: unknown; bytes: number };
-  ports: ChatPorts;
-  /** The call to admit, but for the request the front door parses from the body. */
-  call: Omit<ChatCall, "request">;
-  /** Aborted when the client leaves; `detach` stops that (a charged stream reads on). */
-  client: { upstream: AbortController; detach(): void };
-}
-
-/** Authenticates and reads a request to the chat pipeline, and ties its provider exchange to the client. */
-export async function pipelineRequest(
-  request: Request,
-  deps: ChatDeps & { provider: ChatProvider },
-  leases: LeaseKeeper,
-  record: RequestRecord,
-): Promise<PipelineRequest> {
-  const { config, now } = deps;
-  // What this request logs beside its request line carries its ID, to be found together.
-  const log = withFields(deps.log, { requestId: record.id });
-  const startedAt = now();
-  // SQLite answers synchronously (a lock is waited for inside the call, up to its busy
-  // timeout), so no timer could fire before its answer: only Postgres steps get a deadline.
-  const deadlineMs = config.databaseUrl.startsWith("sqlite:") ? undefined : config.databaseTimeoutMs;
-  const caller = await guarded(authenticateApiKey(deps.store, request.headers.get("authorization"), startedAt), log, deadlineMs);
-  record.identify(caller);
-
-  const body = await readJsonBody(request);
-
-  const ports: ChatPorts = {
-    store: guardedBilling(deps.store, { leases, log, now }, deadlineMs),
-    provider: deps.provider,
-    findModel: (id) => guarded(deps.catalog.find(id), log, deadlineMs),
-    leases,
-    now,
-    log,
-  };
-  // A client that leaves aborts the exchange; one that left while the request waited (on the
-  // database, say) is not forwarded, and its reservation is released like any failed one's.
-  const upstream = new AbortController();
-  const onClientGone = () => upstream.abort();
-  request.signal.addEventListener("abort", onClientGone, { once: true });
-  if (request.signal.aborted) onClientGone();
-  const call = {
-    caller,
-    bodyBytes: body.bytes,
-    policy: { maxConcurrentRequests: config.maxConcurrentRequestsPerAccount, dashboardUrl: config.dashboardUrl },
-    leaseMs: config.reservationLeaseMs,
-    startedAt,
-    observer: record,
-    signal: upstream.signal,
-    chargeWhenGone: config.streamDisconnectPolicy === "charge",
-  };
-  const detach = () => request.signal.removeEventListener("abort", onClientGone);
-  return { body, ports, call, client: { upstream, detach } };
-}
 
 async function serveChat(
   request: Request,
@@ -139,22 +28,6 @@ async function serveChat(
     client.detach();
   }
 }
-
-type Serve = (request: Request, deps: ChatDeps & { provider: ChatProvider }, leases: LeaseKeeper, record: RequestRecord) => Promise<Response>;
-
-/** A front door's handler: its request served, its failures rendered in the chat error shape. */
-export const pipelineHandler =
-  (serve: Serve, deps: ChatDeps & { provider: ChatProvider }, leases: LeaseKeeper) =>
-  async ({ request }: { request: Request }): Promise<Response> => {
-    const record = requestRecord(request);
-    try {
-      return await serve(request, deps, leases, record);
-    } catch (error) {
-      if (isAppError(error)) return chatError(error);
-      deps.log.error("unhandled error on the chat path", { requestId: record.id, error });
-      return chatError(new AppError("internal", "Internal server error"));
-    }
-  };
 
 /** `leases` keeps this process's open reservations alive; graceful shutdown waits for it to empty. */
 export function chatRoutes(deps: ChatDeps, leases: LeaseKeeper) {

@@ -9,7 +9,7 @@ import { parseResponsesRequest } from "../../core/responses/request.ts";
 import type { LeaseKeeper } from "../chat/lease-keeper.ts";
 import { chatError, json, methodNotAllowed } from "../http.ts";
 import type { RequestRecord } from "../observability/request-record.ts";
-import { droppedHeader, pipelineHandler, pipelineRequest, streamed, type ChatDeps } from "./chat.ts";
+import { droppedHeader, pipelineHandler, pipelineRequest, streamed, type ChatDeps } from "../chat/front-door.ts";
 
 async function serveResponse(request: Request, deps: ChatDeps & { provider: ChatProvider }, leases: LeaseKeeper, record: RequestRecord): Promise<Response> {
   const { body, ports, call, client } = await pipelineRequest(request, deps, leases, record);
