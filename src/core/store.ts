@@ -1,4 +1,5 @@
 import type { AlertStore } from "./alerts.ts";
+import type { AuditStore } from "./audit.ts";
 import type { Model } from "./catalog.ts";
 import type { CheckoutEventStore } from "./checkout-events.ts";
 import type { CheckoutStore } from "./checkout.ts";
@@ -317,4 +318,4 @@ export interface AccountAudit {
 
 export type Store = ModelStore & HealthStore & AccountStore & KeyStore & RateLimitStore & DashboardStore
   & UserStore & SessionStore & KeyManagementStore & UsageExportStore & BillingStore
-  & CheckoutStore & CheckoutEventStore & AlertStore;
+  & CheckoutStore & CheckoutEventStore & AlertStore & AuditStore;

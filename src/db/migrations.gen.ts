@@ -43,6 +43,14 @@ export const MIGRATIONS: Record<Dialect, Migration[]> = {
       "statements": [
         "DROP INDEX `reservations_lease_idx`;"
       ]
+    },
+    {
+      "tag": "0003_accounts",
+      "statements": [
+        "CREATE TABLE `audit_events` (\n\t`id` text PRIMARY KEY NOT NULL,\n\t`account_id` text NOT NULL,\n\t`at` integer NOT NULL,\n\t`type` text NOT NULL,\n\t`ip` text,\n\t`detail` text\n);",
+        "CREATE INDEX `audit_events_account_idx` ON `audit_events` (`account_id`,`at`);",
+        "CREATE INDEX `audit_events_at_idx` ON `audit_events` (`at`);"
+      ]
     }
   ],
   "postgres": [
@@ -85,6 +93,14 @@ export const MIGRATIONS: Record<Dialect, Migration[]> = {
       "tag": "0002_drop_reservations_lease_idx",
       "statements": [
         "DROP INDEX \"reservations_lease_idx\";"
+      ]
+    },
+    {
+      "tag": "0003_accounts",
+      "statements": [
+        "CREATE TABLE \"audit_events\" (\n\t\"id\" text PRIMARY KEY NOT NULL,\n\t\"account_id\" text NOT NULL,\n\t\"at\" bigint NOT NULL,\n\t\"type\" text NOT NULL,\n\t\"ip\" text,\n\t\"detail\" text\n);",
+        "CREATE INDEX \"audit_events_account_idx\" ON \"audit_events\" USING btree (\"account_id\",\"at\");",
+        "CREATE INDEX \"audit_events_at_idx\" ON \"audit_events\" USING btree (\"at\");"
       ]
     }
   ]

@@ -3,6 +3,7 @@ import type { Database } from "../database.ts";
 import { first } from "../sql.ts";
 import { accountStore } from "./accounts.ts";
 import { alertStore } from "./alerts.ts";
+import { auditStore } from "./audit.ts";
 import { billingStore } from "./billing.ts";
 import { checkoutStore } from "./checkout.ts";
 import { dashboardStore } from "./dashboard.ts";
@@ -30,6 +31,7 @@ export function createStore(db: Database): Store {
     ...checkoutStore(db),
     ...checkoutEventStore(db),
     ...alertStore(db),
+    ...auditStore(db),
     ping: async () => {
       await db.run(first("SELECT 1 AS ok"));
     },
