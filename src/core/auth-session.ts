@@ -2,7 +2,7 @@ import { createHash } from "node:crypto";
 import type { RandomBytes } from "./keys.ts";
 
 export const SESSION_COOKIE = "gw_session";
-/** Sessions last 30 days from sign-in; signing in again starts a new one. */
+/** Sessions last 30 days from their last extension (see sessionRenewal); signing in again starts a new one. */
 export const SESSION_TTL_MS = 30 * 24 * 60 * 60 * 1000;
 const SESSION_TOKEN_BYTES = 32;
 
@@ -17,3 +17,30 @@ export const newSessionToken = (random: RandomBytes = cryptoRandom): string =>
  * A plain hash suffices: the token has 256 bits of entropy, there is nothing to brute-force.
  */
 export const hashSessionToken = (token: string): string => createHash("sha256").update(token).digest("hex");
+
+/** A session used within this much of its end is extended to a full TTL (sliding sessions). */
+const SLIDE_AFTER_MS = SESSION_TTL_MS / 2;
+/** How stale `lastSeenAt` may get before a request writes it again: one write per few minutes, not per request. */
+const LAST_SEEN_RESOLUTION_MS = 5 * 60 * 1000;
+
+/**
+ * What a request does to its session: nothing; note it as seen; or, in the last half of its
+ * life, also extend it to a full 30 days (`extended`, so the cookie is sent again).
+ */
+export function sessionRenewal(
+  session: { expiresAt: number; lastSeenAt: number | null },
+  now: number,
+): { lastSeenAt: number; expiresAt: number; extended: boolean } | null {
+  if (session.expiresAt - now < SLIDE_AFTER_MS) return { lastSeenAt: now, expiresAt: now + SESSION_TTL_MS, extended: true };
+  if (session.lastSeenAt === null || now - session.lastSeenAt >= LAST_SEEN_RESOLUTION_MS) {
+    return { lastSeenAt: now, expiresAt: session.expiresAt, extended: false };
+  }
+  return null;
+}
+
+/**
+ * The id a session is listed and ended by: derived from its token hash, so the list never
+ * shows anything that is stored, and a session has an id without a column of its own.
+ */
+export const sessionId = (tokenHash: string): string =>
+  createHash("sha256").update(`session-id:${tokenHash}`).digest("hex").slice(0, 32);

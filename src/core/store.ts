@@ -1,4 +1,5 @@
 import type { AlertStore } from "./alerts.ts";
+import type { AccountSecurityStore } from "./account-store.ts";
 import type { AuditStore } from "./audit.ts";
 import type { Model } from "./catalog.ts";
 import type { CheckoutEventStore } from "./checkout-events.ts";
@@ -45,6 +46,12 @@ export interface Account {
   spendLimit: Nanos | null;
   bannedAt: number | null;
   deletedAt: number | null;
+  /** Null until the owner follows the verification link. */
+  emailVerifiedAt: number | null;
+  /** Null unless two-factor sign-in is on. */
+  totpEnabledAt: number | null;
+  /** Where the account signed up (null for CLI-made accounts); the free credits' per-IP bound counts it. */
+  signupIp: string | null;
 }
 
 export interface ApiKey {
@@ -65,6 +72,7 @@ export interface ApiKey {
 
 export type LedgerKind = "grant" | "purchase" | "charge" | "adjustment";
 
+/** An account made by the operator (the CLI): its e-mail counts as verified. */
 export interface NewAccount {
   email: string;
   passwordHash: string | null;
@@ -151,14 +159,6 @@ export interface FreeCreditOffer {
   dayStart: number;
 }
 
-export interface SignUp {
-  email: string;
-  passwordHash: string;
-  /** Null when free credits are off. */
-  freeCredits: FreeCreditOffer | null;
-  now: number;
-}
-
 /** Only present fields change; null clears a setting or flag. */
 export interface AccountChange {
   alertThreshold?: Nanos | null;
@@ -168,12 +168,6 @@ export interface AccountChange {
 }
 
 export interface UserStore {
-  /**
-   * Creates an account and, when offered and still available (e-mail not claimed before, the
-   * IP under its daily cap), grants the free credits, all in one transaction; null when the
-   * e-mail is taken.
-   */
-  signUp(input: SignUp): Promise<{ account: Account; freeCreditsGranted: boolean } | null>;
   /** The account with this e-mail and its password hash (null for accounts made without one). */
   findCredentials(email: string): Promise<{ account: Account; passwordHash: string | null } | null>;
   /** Every account, oldest first. */
@@ -186,12 +180,21 @@ export interface NewSession {
   accountId: string;
   now: number;
   expiresAt: number;
+  ip?: string | null;
+  userAgent?: string | null;
+}
+
+export interface FoundSession {
+  accountId: string;
+  account: Account | null;
+  expiresAt: number;
+  lastSeenAt: number | null;
 }
 
 export interface SessionStore {
   createSession(input: NewSession): Promise<void>;
   /** The unexpired session with this token hash; `account` is null when its row is gone. */
-  findSession(tokenHash: string, now: number): Promise<{ accountId: string; account: Account | null } | null>;
+  findSession(tokenHash: string, now: number): Promise<FoundSession | null>;
   deleteSession(tokenHash: string): Promise<void>;
 }
 
@@ -318,4 +321,4 @@ export interface AccountAudit {
 
 export type Store = ModelStore & HealthStore & AccountStore & KeyStore & RateLimitStore & DashboardStore
   & UserStore & SessionStore & KeyManagementStore & UsageExportStore & BillingStore
-  & CheckoutStore & CheckoutEventStore & AlertStore & AuditStore;
+  & CheckoutStore & CheckoutEventStore & AlertStore & AuditStore & AccountSecurityStore;

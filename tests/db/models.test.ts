@@ -25,7 +25,7 @@ describeEachDialect("migrations and the model store", (dialect) => {
   });
 
   test("migrating applies every migration once and is then a no-op", async () => {
-    expect(firstRun).toEqual(["0000_init", "0001_seed_models", "0002_drop_reservations_lease_idx"]);
+    expect(firstRun).toEqual(["0000_init", "0001_seed_models", "0002_drop_reservations_lease_idx", "0003_accounts"]);
     expect(await migrate(db)).toEqual([]);
   });
 

@@ -61,7 +61,7 @@ describeEachDialect("sign-up, sign-in and sessions", (dialect) => {
   test.each([
     ["a malformed e-mail", { email: "not-an-email", password: PASSWORD }, "email must be a valid e-mail address"],
     ["a missing e-mail", { password: PASSWORD }, "email is required and must be a string"],
-    ["a password under 8 characters", { email: "short@example.com", password: "1234567" }, "password must be at least 8 characters"],
+    ["a password under 10 characters", { email: "short@example.com", password: "123456789" }, "password must be at least 10 characters"],
     ["a missing password", { email: "nopw@example.com" }, "password is required and must be a string"],
     ["a JSON array", [], "Request body must be a JSON object"],
     ["a JSON string", "\"hello\"", "Request body must be a JSON object"],

@@ -66,7 +66,7 @@ describeEachDialect("the admin CLI, beside a running server on the same database
 
     test.each([
       [["--email", "not-an-email"], "email must be a valid e-mail address"],
-      [["--email", "x@example.com", "--password", "short"], "password must be at least 8 characters"],
+      [["--email", "x@example.com", "--password", "short"], "password must be at least 10 characters"],
       [["--email", "y@example.com", "--credits", "-1"], '--credits must be a non-negative USD amount (got "-1")'],
       [["--email", "z@example.com", "--credits", "lots"], '--credits must be a non-negative USD amount (got "lots")'],
     ])("create %p fails with exit 1", async (args, message) => {

@@ -36,7 +36,7 @@ export function registerUsers(program: Command, output: () => Output): void {
     .command("create")
     .description("create an account (it gets exactly --credits, no sign-up bonus)")
     .requiredOption("--email <email>", "the account's e-mail")
-    .option("--password <password>", "lets the user sign in to the dashboard (at least 8 characters)")
+    .option("--password <password>", "lets the user sign in to the dashboard (10 to 200 characters)")
     .option("--credits <usd>", "credits granted at creation", "0")
     .action(async (opts: { email: string; password?: string; credits: string }) => {
       const email = parseEmail(opts.email);

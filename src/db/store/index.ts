@@ -1,6 +1,8 @@
 import type { Store } from "../../core/store.ts";
 import type { Database } from "../database.ts";
 import { first } from "../sql.ts";
+import { accountGuardStore } from "./account-guard.ts";
+import { accountLinkStore } from "./account-links.ts";
 import { accountStore } from "./accounts.ts";
 import { alertStore } from "./alerts.ts";
 import { auditStore } from "./audit.ts";
@@ -32,6 +34,8 @@ export function createStore(db: Database): Store {
     ...checkoutEventStore(db),
     ...alertStore(db),
     ...auditStore(db),
+    ...accountLinkStore(db),
+    ...accountGuardStore(db),
     ping: async () => {
       await db.run(first("SELECT 1 AS ok"));
     },
