@@ -1,8 +1,8 @@
 import { resetMail } from "./account-mail.ts";
 import type { AccountSecurityStore } from "./account-store.ts";
 import {
-  freeCreditOffer, hashPassword, parseEmail, parsePassword, PER_IP_HOURLY, throttle, verificationLink,
-  type FreeCreditPolicy, type SignInContext,
+  freeCreditOffer, hashPassword, HOUR_MS, parseEmail, parsePassword, throttle, verificationLink,
+  type FreeCreditPolicy, type LinkPolicy, type SignInContext,
 } from "./auth.ts";
 import { hashSessionToken, newSessionToken } from "./auth-session.ts";
 import { AppError, MESSAGES } from "./errors.ts";
@@ -10,7 +10,6 @@ import type { Account, RateLimitStore, UserStore } from "./store.ts";
 
 // E-mail verification and password recovery: the flows behind the links the gateway e-mails.
 
-const HOUR_MS = 60 * 60 * 1000;
 /** How long a reset link works. */
 export const RESET_LINK_TTL_MS = HOUR_MS;
 /** Reset e-mails one address may receive per hour, so that forgot cannot be used to flood an inbox. */
@@ -57,15 +56,15 @@ export async function resendVerification(store: AccountSecurityStore & RateLimit
 export async function forgotPassword(
   store: AccountSecurityStore & RateLimitStore,
   body: Record<string, unknown>,
-  dashboardUrl: string,
+  links: LinkPolicy,
   ctx: Pick<SignInContext, "ip" | "now">,
 ): Promise<void> {
-  await throttle(store, `forgot:ip:${ctx.ip}`, PER_IP_HOURLY, ctx.now, MESSAGES.tooManyRequests);
+  await throttle(store, `forgot:ip:${ctx.ip}`, { limit: links.perIpPerHour, windowMs: HOUR_MS }, ctx.now, MESSAGES.tooManyRequests);
   const email = parseEmail(body.email);
   const token = newSessionToken();
   await store.queuePasswordReset({
     email,
-    link: { tokenHash: hashSessionToken(token), expiresAt: ctx.now + RESET_LINK_TTL_MS, mail: resetMail(dashboardUrl, token) },
+    link: { tokenHash: hashSessionToken(token), expiresAt: ctx.now + RESET_LINK_TTL_MS, mail: resetMail(links.dashboardUrl, token) },
     perHour: RESETS_PER_ADDRESS_PER_HOUR,
     now: ctx.now,
   });

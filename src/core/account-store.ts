@@ -1,5 +1,4 @@
-import type { FreeCreditOffer } from "./store.ts";
-import type { Account } from "./store.ts";
+import type { Account, FreeCreditOffer } from "./store.ts";
 
 // The ports of e-mail verification, password recovery, the session list and two-factor sign-in.
 // Each method is one transaction; those that change security record their audit event in it.
@@ -65,6 +64,11 @@ export interface AccountSecurityStore {
     ip: string;
     now: number;
   }): Promise<{ account: Account; freeCreditsGranted: boolean } | null>;
+  /** The operator's verification (CLI): as `verifyEmail`, for the account itself; null when there is no such account. */
+  verifyAccount(
+    accountId: string,
+    input: { offer: (account: Account) => FreeCreditOffer | null; now: number },
+  ): Promise<{ account: Account; freeCreditsGranted: boolean } | null>;
   /**
    * Queues a reset link for the live account with this e-mail, unless it was sent
    * `perHour` links in the last hour; false when nothing was queued (callers must not tell).

@@ -18,8 +18,8 @@ const CONTROL_CHARACTER = /\p{Cc}/u;
 
 /** Sign-in attempts allowed per IP and, separately, per e-mail in a rolling window. */
 const LOGIN_ATTEMPTS = { limit: 10, windowMs: 15 * 60 * 1000 };
-/** Sign-ups (and, in password.ts, reset requests) allowed per IP in a rolling hour. */
-export const PER_IP_HOURLY = { limit: 10, windowMs: 60 * 60 * 1000 };
+/** The window of the per-IP limits on sign-ups and reset requests (AUTH_PER_IP_PER_HOUR, default 10). */
+export const HOUR_MS = 60 * 60 * 1000;
 const DAY_MS = 24 * 60 * 60 * 1000;
 /** How long a verification link works. */
 export const VERIFY_LINK_TTL_MS = DAY_MS;
@@ -78,6 +78,12 @@ export interface SignInContext extends Client {
   now: number;
 }
 
+/** Where the account e-mails' links point, and how many sign-ups or reset requests one IP may make per hour. */
+export interface LinkPolicy {
+  dashboardUrl: string;
+  perIpPerHour: number;
+}
+
 export interface FreeCreditPolicy {
   amount: Nanos;
   perIpPerDay: number;
@@ -94,7 +100,7 @@ export const startSession = async (store: SessionStore, accountId: string, ctx: 
 };
 
 /** Counts an event against a per-IP (or other) limit, or answers 429 with `message`. */
-export async function throttle(store: RateLimitStore, scope: string, limit: typeof PER_IP_HOURLY, now: number, message: string) {
+export async function throttle(store: RateLimitStore, scope: string, limit: { limit: number; windowMs: number }, now: number, message: string) {
   const decision = await store.hitRateLimit({ scope, ...limit, now });
   if (!decision.allowed) throw new AppError("rate_limit_error", message, { retryAfterSeconds: decision.retryAfterSeconds });
 }
@@ -113,14 +119,14 @@ export function verificationLink(dashboardUrl: string, now: number) {
 export async function signUp(
   store: AccountSecurityStore & SessionStore & RateLimitStore,
   body: Record<string, unknown>,
-  dashboardUrl: string,
+  links: LinkPolicy,
   ctx: SignInContext,
 ): Promise<{ account: Account; sessionToken: string }> {
   const email = parseEmail(body.email);
   const password = parsePassword(body.password);
-  await throttle(store, `signup:ip:${ctx.ip}`, PER_IP_HOURLY, ctx.now, MESSAGES.tooManyRequests);
+  await throttle(store, `signup:ip:${ctx.ip}`, { limit: links.perIpPerHour, windowMs: HOUR_MS }, ctx.now, MESSAGES.tooManyRequests);
   const account = await store.signUp({
-    email, passwordHash: await hashPassword(password), client: ctx, verification: verificationLink(dashboardUrl, ctx.now), now: ctx.now,
+    email, passwordHash: await hashPassword(password), client: ctx, verification: verificationLink(links.dashboardUrl, ctx.now), now: ctx.now,
   });
   if (!account) throw new AppError("conflict", MESSAGES.emailTaken);
   return { account, sessionToken: await startSession(store, account.id, ctx) };

@@ -1,7 +1,9 @@
-import { describe, expect, test } from "bun:test";
+import { afterAll, describe, expect, test } from "bun:test";
 import { hashSessionToken } from "../../src/core/auth-session.ts";
 import { describeEachDialect } from "../support/databases.ts";
+import { startFakeSmtp } from "../support/fake-smtp.ts";
 import { readJson } from "../support/http.ts";
+import { verifyByMail } from "../support/mail.ts";
 import { browserWith, logInUser, PASSWORD, request, signUpUser, uniqueEmail } from "../support/session.ts";
 import { useGateway, type TestGateway } from "../support/server.ts";
 
@@ -18,8 +20,11 @@ const accountOf = async (gateway: TestGateway, email: string) => {
   return account;
 };
 
+const smtp = await startFakeSmtp();
+afterAll(() => smtp.stop());
+
 describeEachDialect("sign-up, sign-in and sessions", (dialect) => {
-  const gateway = useGateway(dialect, { TRUST_PROXY: "1", FREE_CREDITS_PER_IP_PER_DAY: "2" });
+  const gateway = useGateway(dialect, { TRUST_PROXY: "1", FREE_CREDITS_PER_IP_PER_DAY: "2", SMTP_URL: smtp.url, ALERT_INTERVAL_MS: "10" });
   const post = (path: string, body?: unknown, headers: Record<string, string> = {}) =>
     request(gateway().url, "POST", path, body, { "x-forwarded-for": ip(), ...headers });
 
@@ -42,7 +47,8 @@ describeEachDialect("sign-up, sign-in and sessions", (dialect) => {
     const body = await readJson(account);
     expect(body).toEqual({
       email: email.toLowerCase(),
-      balanceUsd: "5.000000",
+      // The free credits wait for the e-mail's verification.
+      balanceUsd: "0.000000",
       alertThreshold: null,
       spendSafetyLimit: -1,
       createdAt: expect.stringMatching(ISO_MS),
@@ -62,6 +68,7 @@ describeEachDialect("sign-up, sign-in and sessions", (dialect) => {
     ["a malformed e-mail", { email: "not-an-email", password: PASSWORD }, "email must be a valid e-mail address"],
     ["a missing e-mail", { password: PASSWORD }, "email is required and must be a string"],
     ["a password under 10 characters", { email: "short@example.com", password: "123456789" }, "password must be at least 10 characters"],
+    ["a password over 200 characters", { email: "long@example.com", password: "x".repeat(201) }, "password must be at most 200 characters"],
     ["a missing password", { email: "nopw@example.com" }, "password is required and must be a string"],
     ["a JSON array", [], "Request body must be a JSON object"],
     ["a JSON string", "\"hello\"", "Request body must be a JSON object"],
@@ -82,9 +89,12 @@ describeEachDialect("sign-up, sign-in and sessions", (dialect) => {
     expect(await readJson(res)).toEqual({ error: "Email already registered" });
   });
 
-  describe("free credits", () => {
-    const balanceOf = async (email: string, headers: Record<string, string>) =>
-      (await readJson(await (await signUpUser(gateway().url, email, headers)).send("GET", "/account"))).balanceUsd;
+  describe("free credits, granted at verification", () => {
+    const balanceOf = async (email: string, headers: Record<string, string>) => {
+      const user = await signUpUser(gateway().url, email, headers);
+      expect((await verifyByMail(smtp, gateway().url, email)).status).toBe(200);
+      return (await readJson(await user.send("GET", "/account"))).balanceUsd;
+    };
 
     test("go once to a Gmail inbox, however its address is spelled", async () => {
       const local = `free.${process.pid}.${dialect}`;
@@ -103,6 +113,7 @@ describeEachDialect("sign-up, sign-in and sessions", (dialect) => {
 
     test("are one ledger grant, so the balance equals the ledger", async () => {
       const user = await signUpUser(gateway().url, uniqueEmail(), { "x-forwarded-for": ip() });
+      await verifyByMail(smtp, gateway().url, user.email);
       const account = await accountOf(gateway(), user.email);
       expect(await gateway().store.ledgerSum(account.id)).toBe(account.balance);
       expect(account.balance).toBe(5_000_000_000n as typeof account.balance);

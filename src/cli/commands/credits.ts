@@ -19,7 +19,12 @@ export function registerCredits(program: Command, output: () => Output): void {
         const account = await requireAccount(store, opts.email);
         const kind = amount > 0n ? "grant" : "adjustment";
         const note = opts.note ?? "granted by the operator";
-        const result = await store.addCredit({ accountId: account.id, amount, kind, note, now: Date.now() });
+        const now = Date.now();
+        const result = await store.addCredit({ accountId: account.id, amount, kind, note, now });
+        await store.recordAudit({
+          accountId: account.id, type: "credits_granted", ip: null, at: now,
+          detail: `${kind} of ${formatUsd(amount, 9)} USD by the operator: ${note}`,
+        });
         const balanceUsd = formatUsd(result?.balance ?? account.balance, 6);
         printResult(
           output(),

@@ -4,6 +4,7 @@ import { hashPassword, parseEmail, parsePassword } from "../../core/auth.ts";
 import { formatUsd, parseUsd, type Nanos } from "../../core/money.ts";
 import type { Account, AccountChange, Store } from "../../core/store.ts";
 import { withStore } from "../context.ts";
+import { registerAccountSecurity } from "./users-security.ts";
 import { CliError, printRecords, printResult, type Output } from "../output.ts";
 
 /** The account with this e-mail (normalized as sign-in does), or a CLI error naming it. */
@@ -24,13 +25,15 @@ const userView = (a: Account) => ({
   id: a.id,
   email: a.email,
   state: accountState(a),
+  emailVerified: a.emailVerifiedAt !== null,
+  twoFactor: a.totpEnabledAt !== null,
   balanceUsd: formatUsd(a.balance, 6),
   reservedUsd: formatUsd(a.reserved, 6),
   createdAt: new Date(a.createdAt).toISOString(),
 });
 
 export function registerUsers(program: Command, output: () => Output): void {
-  const users = program.command("users").description("accounts: create, list, ban, unban, delete");
+  const users = program.command("users").description("accounts: create, list, ban, unban, delete, verify, audit");
 
   users
     .command("create")
@@ -59,6 +62,8 @@ export function registerUsers(program: Command, output: () => Output): void {
         printRecords(output(), (await store.listAccounts()).map(userView), {
           email: (u) => u.email,
           state: (u) => u.state,
+          verified: (u) => (u.emailVerified ? "yes" : "no"),
+          "2FA": (u) => (u.twoFactor ? "on" : "off"),
           "balance USD": (u) => u.balanceUsd,
           "reserved USD": (u) => u.reservedUsd,
           created: (u) => u.createdAt,
@@ -66,19 +71,23 @@ export function registerUsers(program: Command, output: () => Output): void {
       }),
     );
 
-  // Each change keeps an earlier ban or deletion time rather than moving it.
-  const change = (verb: string, patch: (account: Account, now: number) => AccountChange) => async (email: string) =>
-    withStore({}, async ({ store }) => {
-      const account = await requireAccount(store, email);
-      const updated = await store.updateAccount(account.id, patch(account, Date.now()));
-      if (!updated) throw new CliError(`no account with e-mail "${email}"`);
-      printResult(output(), userView(updated), `${updated.email} ${verb}`);
-    });
+  // Each change keeps an earlier ban or deletion time rather than moving it. Bans are audited.
+  const change = (verb: string, patch: (account: Account, now: number) => AccountChange, audit?: "banned" | "unbanned") =>
+    async (email: string) =>
+      withStore({}, async ({ store }) => {
+        const account = await requireAccount(store, email);
+        const now = Date.now();
+        const updated = await store.updateAccount(account.id, patch(account, now));
+        if (!updated) throw new CliError(`no account with e-mail "${email}"`);
+        if (audit) await store.recordAudit({ accountId: account.id, type: audit, ip: null, detail: "by the operator", at: now });
+        printResult(output(), userView(updated), `${updated.email} ${verb}`);
+      });
 
   users.command("ban <email>").description("refuse the account's sign-ins and API requests (403)")
-    .action(change("banned", (a, now) => ({ bannedAt: a.bannedAt ?? now })));
+    .action(change("banned", (a, now) => ({ bannedAt: a.bannedAt ?? now }), "banned"));
   users.command("unban <email>").description("lift a ban")
-    .action(change("unbanned", () => ({ bannedAt: null })));
+    .action(change("unbanned", () => ({ bannedAt: null }), "unbanned"));
   users.command("delete <email>").description("mark the account deleted; nothing is erased")
     .action(change("deleted", (a, now) => ({ deletedAt: a.deletedAt ?? now })));
+  registerAccountSecurity(users, output);
 }

@@ -79,11 +79,14 @@ export function* claimFreeCredits(dialect: Dialect, accountId: string, offer: Fr
 }
 
 type VerifyInput = Parameters<AccountSecurityStore["verifyEmail"]>[0];
+type Verified = { account: Account; freeCreditsGranted: boolean };
 
-function* verifyEmail(dialect: Dialect, input: VerifyInput): Work<{ account: Account; freeCreditsGranted: boolean } | null> {
-  const accountId = yield* useLink(input.tokenHash, "verify", input.now);
-  if (accountId === null) return null;
-  // Only the first verification counts: a second link of the same account changes nothing.
+/**
+ * Marks the account's e-mail verified, audits it, and grants the free credits when `offer`
+ * makes one and it is still available. Only the first verification counts: a later one (a
+ * second link, the operator's CLI) changes nothing.
+ */
+function* markVerified(dialect: Dialect, accountId: string, input: Omit<VerifyInput, "tokenHash" | "ip"> & { ip: string | null }): Work<Verified | null> {
   const verified = yield* first(
     `UPDATE accounts SET email_verified_at = ? WHERE id = ? AND email_verified_at IS NULL RETURNING ${ACCOUNT_COLUMNS}`,
     input.now, accountId,
@@ -93,11 +96,17 @@ function* verifyEmail(dialect: Dialect, input: VerifyInput): Work<{ account: Acc
     return account ? { account, freeCreditsGranted: false } : null;
   }
   const account = toAccount(verified);
-  yield* recordAudit({ accountId, type: "email_verified", ip: input.ip, detail: account.email, at: input.now });
+  const by = input.ip === null ? "by the operator" : "from the e-mailed link";
+  yield* recordAudit({ accountId, type: "email_verified", ip: input.ip, detail: `${account.email} ${by}`, at: input.now });
   const offer = input.offer(account);
   if (!offer || !(yield* claimFreeCredits(dialect, accountId, offer, input.now))) return { account, freeCreditsGranted: false };
   yield* recordAudit({ accountId, type: "credits_granted", ip: input.ip, detail: "free credits on e-mail verification", at: input.now });
   return { account: (yield* getAccount(accountId)) ?? account, freeCreditsGranted: true };
+}
+
+function* verifyEmail(dialect: Dialect, input: VerifyInput): Work<Verified | null> {
+  const accountId = yield* useLink(input.tokenHash, "verify", input.now);
+  return accountId === null ? null : yield* markVerified(dialect, accountId, input);
 }
 
 type ResetRequest = Parameters<AccountSecurityStore["queuePasswordReset"]>[0];
@@ -141,6 +150,8 @@ export const accountLinkStore = (db: Database) => ({
   signUp: (input: NewSignUp) => db.transaction(signUp(input)),
   queueVerification: (accountId: string, link: NewLinkToken, now: number) => db.transaction(queueVerification(accountId, link, now)),
   verifyEmail: (input: VerifyInput) => db.transaction(verifyEmail(db.dialect, input)),
+  verifyAccount: (accountId: string, input: Omit<VerifyInput, "tokenHash" | "ip">) =>
+    db.transaction(markVerified(db.dialect, accountId, { ...input, ip: null })),
   queuePasswordReset: (input: ResetRequest) => db.transaction(queuePasswordReset(input)),
   resetPassword: (input: ResetInput) => db.transaction(resetPassword(input)),
   changePassword: (input: ChangeInput) => db.transaction(changePassword(input)),

@@ -16,6 +16,7 @@ const SUCCESS = { success: true };
  */
 export const authRoutes = ({ config, store, now, wakeMailer }: AppDeps) => {
   const policy = { amount: config.freeCredits, perIpPerDay: config.freeCreditsPerIpPerDay };
+  const links = { dashboardUrl: config.dashboardUrl, perIpPerHour: config.authPerIpPerHour };
   const mailQueued = () => wakeMailer?.();
   return new Elysia({ name: "auth" })
     .all("/auth/signup", methodNotAllowed(plainError, "POST"))
@@ -29,7 +30,7 @@ export const authRoutes = ({ config, store, now, wakeMailer }: AppDeps) => {
     .post("/auth/signup", async ({ request, server }) => {
       const at = now();
       const ctx = { ...clientOf(request, server, config.trustProxy), now: at };
-      const { account, sessionToken: token } = await signUp(store, await readObjectBody(request), config.dashboardUrl, ctx);
+      const { account, sessionToken: token } = await signUp(store, await readObjectBody(request), links, ctx);
       mailQueued();
       return json({ email: account.email }, 201, { "set-cookie": sessionCookie(token, config, at) });
     }, { parse: "none" })
@@ -56,7 +57,7 @@ export const authRoutes = ({ config, store, now, wakeMailer }: AppDeps) => {
     }, { parse: "none" })
     .post("/auth/password/forgot", async ({ request, server }) => {
       const { ip } = clientOf(request, server, config.trustProxy);
-      await forgotPassword(store, await readObjectBody(request), config.dashboardUrl, { ip, now: now() });
+      await forgotPassword(store, await readObjectBody(request), links, { ip, now: now() });
       mailQueued();
       return json(SUCCESS);
     }, { parse: "none" })
