@@ -62,10 +62,10 @@ export function registerUsers(program: Command, output: () => Output): void {
         printRecords(output(), (await store.listAccounts()).map(userView), {
           email: (u) => u.email,
           state: (u) => u.state,
-          verified: (u) => (u.emailVerified ? "yes" : "no"),
-          "2FA": (u) => (u.twoFactor ? "on" : "off"),
           "balance USD": (u) => u.balanceUsd,
           "reserved USD": (u) => u.reservedUsd,
+          verified: (u) => (u.emailVerified ? "yes" : "no"),
+          "2FA": (u) => (u.twoFactor ? "on" : "off"),
           created: (u) => u.createdAt,
         });
       }),
