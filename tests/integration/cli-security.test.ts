@@ -1,7 +1,7 @@
 // The operator's side of the accounts: `users verify`, `users audit`, and the audit events the
 // CLI's own actions leave (credits, bans, keys), beside a running server on the same database.
 import { afterAll, beforeAll, expect, setDefaultTimeout, test } from "bun:test";
-import { runGateway, spawnServe, type ServeProcess } from "../support/binary.ts";
+import { runGateway, runGatewayJson, spawnServe, type ServeProcess } from "../support/binary.ts";
 import { createTestDatabase, describeEachDialect, type TestDatabase } from "../support/databases.ts";
 import { readJson } from "../support/http.ts";
 import { signUpUser, uniqueEmail } from "../support/session.ts";
@@ -11,21 +11,15 @@ setDefaultTimeout(30_000);
 describeEachDialect("the CLI's account security commands", (dialect) => {
   let testDb: TestDatabase;
   let server: ServeProcess;
-  const cli = (...args: string[]) => runGateway(args, { DATABASE_URL: testDb.url });
-  const cliJson = async (...args: string[]) => {
-    const run = await cli(...args, "--json");
-    if (run.code !== 0) throw new Error(`gateway ${args.join(" ")} exited ${run.code}: ${run.stderr}`);
-    return JSON.parse(run.stdout);
-  };
+  const env = () => ({ DATABASE_URL: testDb.url });
+  const cli = (...args: string[]) => runGateway(args, env());
+  const cliJson = (...args: string[]) => runGatewayJson(args, env());
 
   beforeAll(async () => {
     testDb = await createTestDatabase(dialect);
-    server = await spawnServe({ DATABASE_URL: testDb.url });
+    server = await spawnServe(env());
   });
-  afterAll(async () => {
-    await server.stop();
-    await testDb.drop();
-  });
+  afterAll(() => server.stop().then(() => testDb.drop()));
 
   test("users verify confirms a signed-up account's e-mail and grants its free credits once", async () => {
     const user = await signUpUser(server.url);

@@ -6,7 +6,7 @@ import { MESSAGES } from "../../core/errors.ts";
 import { beginTotpSetup, confirmTotp, turnOffTotp } from "../../core/totp.ts";
 import type { AppDeps } from "../app.ts";
 import { clientIp } from "../client-ip.ts";
-import { json, methodNotAllowed, plainError } from "../http.ts";
+import { json, methodGuards } from "../http.ts";
 import { readObjectBody } from "../object-body.ts";
 import { sessionPlugin, type Session } from "../session.ts";
 
@@ -23,18 +23,15 @@ export const accountSecurityRoutes = (deps: AppDeps) => {
   const who = ({ session, request, server }: Ctx) => {
     const account = signedInAccount(session, MESSAGES.accountNotFound);
     const ip = clientIp(request, server, config.trustProxy);
-    return { account, ip, now: now(), ctx: { accountId: account.id, currentHash: session.tokenHash, email: account.email, ip, now: now() } };
+    const at = now();
+    return { account, ip, now: at, ctx: { accountId: account.id, currentHash: session.tokenHash, email: account.email, ip, now: at } };
   };
   return new Elysia({ name: "account-security" })
-    .all("/account/security", methodNotAllowed(plainError, "GET"))
-    .all("/auth/verify/resend", methodNotAllowed(plainError, "POST"))
-    .all("/auth/password/change", methodNotAllowed(plainError, "POST"))
-    .all("/auth/sessions", methodNotAllowed(plainError, "GET"))
-    .all("/auth/sessions/revoke-others", methodNotAllowed(plainError, "POST"))
-    .all("/auth/sessions/:id", methodNotAllowed(plainError, "DELETE"))
-    .all("/auth/totp/setup", methodNotAllowed(plainError, "POST"))
-    .all("/auth/totp/enable", methodNotAllowed(plainError, "POST"))
-    .all("/auth/totp/disable", methodNotAllowed(plainError, "POST"))
+    .use(methodGuards({
+      "/account/security": "GET", "/auth/verify/resend": "POST", "/auth/password/change": "POST", "/auth/sessions": "GET",
+      "/auth/sessions/revoke-others": "POST", "/auth/sessions/:id": "DELETE", "/auth/totp/setup": "POST",
+      "/auth/totp/enable": "POST", "/auth/totp/disable": "POST",
+    }))
     .use(sessionPlugin(deps))
     .get("/account/security", async (c) => {
       const { account } = who(c);

@@ -4,7 +4,7 @@ import { logIn, signUp } from "../../core/auth.ts";
 import { hashSessionToken } from "../../core/auth-session.ts";
 import type { AppDeps } from "../app.ts";
 import { clientOf } from "../client-ip.ts";
-import { json, methodNotAllowed, plainError } from "../http.ts";
+import { json, methodGuards } from "../http.ts";
 import { readObjectBody } from "../object-body.ts";
 import { assertSameOrigin, clearedSessionCookie, sessionCookie, sessionToken } from "../session.ts";
 
@@ -19,12 +19,10 @@ export const authRoutes = ({ config, store, now, wakeMailer }: AppDeps) => {
   const links = { dashboardUrl: config.dashboardUrl, perIpPerHour: config.authPerIpPerHour };
   const mailQueued = () => wakeMailer?.();
   return new Elysia({ name: "auth" })
-    .all("/auth/signup", methodNotAllowed(plainError, "POST"))
-    .all("/auth/login", methodNotAllowed(plainError, "POST"))
-    .all("/auth/logout", methodNotAllowed(plainError, "POST"))
-    .all("/auth/verify", methodNotAllowed(plainError, "POST"))
-    .all("/auth/password/forgot", methodNotAllowed(plainError, "POST"))
-    .all("/auth/password/reset", methodNotAllowed(plainError, "POST"))
+    .use(methodGuards({
+      "/auth/signup": "POST", "/auth/login": "POST", "/auth/logout": "POST", "/auth/verify": "POST",
+      "/auth/password/forgot": "POST", "/auth/password/reset": "POST",
+    }))
     // A forged cross-site sign-in would log the victim into the attacker's account.
     .onBeforeHandle(({ request }) => assertSameOrigin(request, config))
     .post("/auth/signup", async ({ request, server }) => {
