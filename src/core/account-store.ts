@@ -1,7 +1,19 @@
-import type { Account, FreeCreditOffer } from "./store.ts";
+import type { Nanos } from "./money.ts";
+import type { Account } from "./store.ts";
 
 // The ports of e-mail verification, password recovery, the session list and two-factor sign-in.
 // Each method is one transaction; those that change security record their audit event in it.
+
+export interface FreeCreditOffer {
+  amount: Nanos;
+  /** The normalized e-mail, which may claim the credits once. */
+  identity: string;
+  /** Sign-ups that received credits are counted per IP under this scope, per UTC day. */
+  ipScope: string;
+  perIpPerDay: number;
+  /** Start of the current UTC day, epoch ms. */
+  dayStart: number;
+}
 
 /** An e-mail for the outbox; the recipient is the account's address, read in the transaction. */
 export interface QueuedMail {

@@ -1,5 +1,6 @@
 import { createHash } from "node:crypto";
 import type { RandomBytes } from "./keys.ts";
+import type { Account } from "./store.ts";
 
 export const SESSION_COOKIE = "gw_session";
 /** Sessions last 30 days from their last extension (see sessionRenewal); signing in again starts a new one. */
@@ -44,3 +45,26 @@ export function sessionRenewal(
  */
 export const sessionId = (tokenHash: string): string =>
   createHash("sha256").update(`session-id:${tokenHash}`).digest("hex").slice(0, 32);
+
+export interface NewSession {
+  tokenHash: string;
+  accountId: string;
+  now: number;
+  expiresAt: number;
+  ip?: string | null;
+  userAgent?: string | null;
+}
+
+export interface FoundSession {
+  accountId: string;
+  account: Account | null;
+  expiresAt: number;
+  lastSeenAt: number | null;
+}
+
+export interface SessionStore {
+  createSession(input: NewSession): Promise<void>;
+  /** The unexpired session with this token hash; `account` is null when its row is gone. */
+  findSession(tokenHash: string, now: number): Promise<FoundSession | null>;
+  deleteSession(tokenHash: string): Promise<void>;
+}

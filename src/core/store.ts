@@ -1,6 +1,7 @@
 import type { AlertStore } from "./alerts.ts";
 import type { AccountSecurityStore } from "./account-store.ts";
 import type { AuditStore } from "./audit.ts";
+import type { SessionStore } from "./auth-session.ts";
 import type { Model } from "./catalog.ts";
 import type { CheckoutEventStore } from "./checkout-events.ts";
 import type { CheckoutStore } from "./checkout.ts";
@@ -147,17 +148,9 @@ export interface RateLimitStore {
 }
 
 // Sign-in, users, settings, key management and usage export (the account endpoints and the CLI).
-
-export interface FreeCreditOffer {
-  amount: Nanos;
-  /** The normalized e-mail, which may claim the credits once. */
-  identity: string;
-  /** Sign-ups that received credits are counted per IP under this scope, per UTC day. */
-  ipScope: string;
-  perIpPerDay: number;
-  /** Start of the current UTC day, epoch ms. */
-  dayStart: number;
-}
+// Sessions' ports are in auth-session.ts, verification's and recovery's in account-store.ts.
+export type { FoundSession, NewSession, SessionStore } from "./auth-session.ts";
+export type { FreeCreditOffer } from "./account-store.ts";
 
 /** Only present fields change; null clears a setting or flag. */
 export interface AccountChange {
@@ -175,28 +168,6 @@ export interface UserStore {
   updateAccount(id: string, change: AccountChange): Promise<Account | null>;
 }
 
-export interface NewSession {
-  tokenHash: string;
-  accountId: string;
-  now: number;
-  expiresAt: number;
-  ip?: string | null;
-  userAgent?: string | null;
-}
-
-export interface FoundSession {
-  accountId: string;
-  account: Account | null;
-  expiresAt: number;
-  lastSeenAt: number | null;
-}
-
-export interface SessionStore {
-  createSession(input: NewSession): Promise<void>;
-  /** The unexpired session with this token hash; `account` is null when its row is gone. */
-  findSession(tokenHash: string, now: number): Promise<FoundSession | null>;
-  deleteSession(tokenHash: string): Promise<void>;
-}
 
 /** Only present fields change; null clears an optional value. */
 export interface KeyChange {

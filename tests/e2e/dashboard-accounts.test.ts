@@ -62,6 +62,26 @@ describeInBrowser("the account pages", () => {
     await ready(page);
   };
 
+  test("the e-mail's verification link: the token leaves the address bar, the focused button confirms, the banner goes", async () => {
+    const page = await open();
+    await signIn(page, PASSWORD);
+    await page.getByRole("region", { name: "E-mail confirmation" }).waitFor();
+    await screenshot(page, "overview-unverified");
+    const token = await linkToken(smtp, user.email, "verify");
+    await page.goto(`${gateway.url}/dashboard/verify?token=${token}`);
+    await ready(page);
+    expect(page.url()).toBe(`${gateway.url}/dashboard/verify`);
+    await page.keyboard.press("Enter");
+    await page.getByText("Your e-mail address is confirmed.").waitFor();
+    await screenshot(page, "verify-done");
+    await page.getByRole("link", { name: "Open your dashboard" }).focus();
+    await page.keyboard.press("Enter");
+    await page.waitForURL(`${gateway.url}/dashboard`);
+    await ready(page);
+    expect(await page.getByRole("region", { name: "E-mail confirmation" }).count()).toBe(0);
+    expect(await page.locator(".stat-value").first().textContent()).toBe("$5.00");
+  });
+
   test("forgot and reset, from the sign-in page's link to the new password, by keyboard on a phone", async () => {
     const page = await open(PHONE);
     await page.goto(`${gateway.url}/dashboard/signin`);
