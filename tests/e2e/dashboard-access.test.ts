@@ -1,8 +1,8 @@
 // The dashboard used from the keyboard and on a phone-sized screen, mounted under BASE_PATH.
 import { afterAll, beforeAll, expect, setDefaultTimeout, test } from "bun:test";
 import type { Browser, Page } from "playwright-core";
-import { freeCreditOffer } from "../../src/core/auth.ts";
 import { PAGES, type PageName } from "../../src/server/dashboard/page-table.ts";
+import { verifyEmail } from "../support/accounts.ts";
 import { hello, postChat } from "../support/chat.ts";
 import { providerEnv, startFakeUpstream, type FakeUpstream } from "../support/fake-upstream.ts";
 import { readJson } from "../support/http.ts";
@@ -30,8 +30,7 @@ describeInBrowser("the dashboard's accessibility", () => {
     // An account with something on every page: a key with limits, a request in its usage.
     user = await signUpUser(gateway.url);
     // Verified, as by its e-mailed link: the free credits pay for the request below (the link itself is tested in dashboard-accounts).
-    const { id } = (await gateway.store.findAccountByEmail(user.email))!;
-    await gateway.store.verifyAccount(id, { offer: (a) => freeCreditOffer(a, { amount: gateway.config.freeCredits, perIpPerDay: 3 }, Date.now()), now: Date.now() });
+    await verifyEmail(gateway.store, user.email);
     const { key } = await readJson(await user.send("POST", "/keys/generate", {
       name: "Mobile app", creditLimitUsd: 20, rateLimitUsdPerHour: 1.5, rateLimitRequestsPerHour: 500, expiresAt: "2031-06-30T00:00:00Z",
     }));
