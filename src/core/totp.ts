@@ -1,9 +1,10 @@
-import { createHash, timingSafeEqual } from "node:crypto";
+import { createHash } from "node:crypto";
 import { Secret, TOTP } from "otpauth";
 import type { AccountSecurityStore } from "./account-store.ts";
 import type { AuditStore } from "./audit.ts";
 import { AppError, MESSAGES } from "./errors.ts";
 import type { RandomBytes } from "./keys.ts";
+import type { RateLimitStore } from "./store.ts";
 
 // Two-factor sign-in with TOTP (RFC 6238: SHA-1, 6 digits, 30 s, what every authenticator app
 // reads) and single-use recovery codes.
@@ -70,13 +71,6 @@ export async function checkSecondFactor(store: AccountSecurityStore, accountId: 
   return store.useRecoveryCode(accountId, hashRecoveryCode(code), now);
 }
 
-/** Constant-time string equality, for secrets compared outside the database. */
-export function sameSecret(a: string, b: string): boolean {
-  const left = Buffer.from(a);
-  const right = Buffer.from(b);
-  return left.length === right.length && timingSafeEqual(left, right);
-}
-
 export interface TotpContext {
   accountId: string;
   email: string;
@@ -111,10 +105,18 @@ export async function confirmTotp(store: AccountSecurityStore, code: unknown, ct
   return codes;
 }
 
-/** Turns two-factor sign-in off; it takes a current code (or a recovery code), so a stolen session alone cannot. */
-export async function turnOffTotp(store: AccountSecurityStore & AuditStore, code: unknown, ctx: TotpContext): Promise<void> {
+/** Codes tried to turn two-factor sign-in off, per account, as many as sign-in allows. */
+const DISABLE_ATTEMPTS = { limit: 10, windowMs: 15 * 60 * 1000 };
+
+/**
+ * Turns two-factor sign-in off; it takes a current code (or a recovery code), so a stolen
+ * session alone cannot, and tries are counted so that it cannot guess one either.
+ */
+export async function turnOffTotp(store: AccountSecurityStore & AuditStore & RateLimitStore, code: unknown, ctx: TotpContext): Promise<void> {
   const { secret } = await store.totpState(ctx.accountId);
   if (secret === null) return;
+  const decision = await store.hitRateLimit({ scope: `totp-disable:${ctx.accountId}`, ...DISABLE_ATTEMPTS, now: ctx.now });
+  if (!decision.allowed) throw new AppError("rate_limit_error", MESSAGES.signInThrottled, { retryAfterSeconds: decision.retryAfterSeconds });
   if (!(await checkSecondFactor(store, ctx.accountId, code, ctx.now))) throw new AppError("invalid_request_error", MESSAGES.totpInvalid);
   await store.disableTotp({ accountId: ctx.accountId, ip: ctx.ip, now: ctx.now });
 }

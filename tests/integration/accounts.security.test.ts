@@ -156,6 +156,18 @@ describeEachDialect("account security rules", (dialect) => {
     }
   });
 
+  test("turning two-factor sign-in off takes at most 10 wrong codes in 15 minutes, so a stolen session cannot guess one", async () => {
+    const user = await signUpUser(gateway().url);
+    const { secret } = await readJson(await user.send("POST", "/auth/totp/setup"));
+    const { totpCode } = await import("../../src/core/totp.ts");
+    await user.send("POST", "/auth/totp/enable", { code: totpCode(secret, Date.now()) });
+    for (let i = 0; i < 10; i++) expect((await user.send("POST", "/auth/totp/disable", { code: "000000" })).status).toBe(400);
+    const refused = await user.send("POST", "/auth/totp/disable", { code: totpCode(secret, Date.now() + 30_000) });
+    expect(refused.status).toBe(429);
+    expect(refused.headers.get("retry-after")).not.toBeNull();
+    expect((await readJson(await user.send("GET", "/account/security"))).totpEnabled).toBe(true);
+  });
+
   describe("without a session", () => {
     test.each([
       ["GET", "/account/security"], ["GET", "/auth/sessions"], ["POST", "/auth/sessions/revoke-others"],
