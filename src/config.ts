@@ -30,6 +30,8 @@ export interface Config {
   purchaseCapacity: Nanos | null;
   freeCredits: Nanos;
   freeCreditsPerIpPerDay: number;
+  /** Sign-ups, and separately password-reset requests, allowed per IP in a rolling hour. */
+  authPerIpPerHour: number;
   smtpUrl: string | undefined;
   alertFrom: string;
   /** How often each instance sends due low-balance alerts; also the first retry's delay after a failed send. */
@@ -161,6 +163,7 @@ export function loadConfig(env: Env = process.env, overrides: ConfigOverrides = 
     purchaseCapacity: usd("PURCHASE_CAPACITY_USD", null),
     freeCredits: usd("FREE_CREDITS_USD", "5") as Nanos,
     freeCreditsPerIpPerDay: integer("FREE_CREDITS_PER_IP_PER_DAY", 3, 0, 1_000_000),
+    authPerIpPerHour: integer("AUTH_PER_IP_PER_HOUR", 10, 1, 1_000_000),
     smtpUrl: read("SMTP_URL") === undefined ? undefined : url("SMTP_URL", ""),
     alertFrom: read("ALERT_FROM") ?? "gateway@localhost",
     alertIntervalMs: integer("ALERT_INTERVAL_MS", 30_000, 10, 3_600_000),

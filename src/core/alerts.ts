@@ -23,13 +23,20 @@ export function alertTransition(move: BalanceMove): "alert" | "rearm" | null {
   return null;
 }
 
-/** A queued low-balance e-mail. */
+/**
+ * A queued e-mail: a low-balance alert (`low_balance`, worded when sent from its balance and
+ * threshold), or an account e-mail (`account`: verification, password reset) queued as written.
+ */
 export interface PendingAlert {
   id: string;
   accountId: string;
   email: string;
+  kind: "low_balance" | "account";
   balance: Nanos;
   threshold: Nanos;
+  /** The account e-mail's subject and text; null for low-balance alerts. */
+  subject: string | null;
+  text: string | null;
   createdAt: number;
   /** Sending attempts started, this one included. */
   attempts: number;
@@ -41,6 +48,7 @@ export interface AlertStore {
    * `claimUntil`, atomically: of several instances claiming at once, each alert goes to one.
    */
   claimDueAlerts(input: { now: number; claimUntil: number; limit: number }): Promise<PendingAlert[]>;
+  /** Marks it sent and clears an account e-mail's text, which carries a live link. */
   markAlertSent(id: string, now: number): Promise<void>;
   /** Records the failure and when to try again. */
   markAlertFailed(id: string, error: string, retryAt: number): Promise<void>;
@@ -51,6 +59,12 @@ export interface AlertMessage {
   subject: string;
   text: string;
 }
+
+/** The e-mail of a queued message: an account e-mail as queued, a low-balance alert worded now. */
+export const outboxMessage = (alert: PendingAlert, dashboardUrl: string): AlertMessage =>
+  alert.kind === "account"
+    ? { to: alert.email, subject: alert.subject ?? "", text: alert.text ?? "" }
+    : lowBalanceMessage(alert, dashboardUrl);
 
 /** Delivers one message or throws. */
 export interface Mailer {
@@ -96,7 +110,7 @@ export interface AlertSenderDeps {
 }
 
 /**
- * One round of the outbox: claims the due alerts and sends each. A sent alert is marked sent;
+ * One round of the outbox: claims the due e-mails and sends each. A sent alert is marked sent;
  * a failed one is kept with its error and tried again later, so an alert is never lost.
  */
 export async function sendDueAlerts(deps: AlertSenderDeps): Promise<{ sent: number; failed: { alert: PendingAlert; error: string }[] }> {
@@ -107,7 +121,7 @@ export async function sendDueAlerts(deps: AlertSenderDeps): Promise<{ sent: numb
   const failed: { alert: PendingAlert; error: string }[] = [];
   for (const alert of due) {
     try {
-      await mailer.send(lowBalanceMessage(alert, deps.dashboardUrl));
+      await mailer.send(outboxMessage(alert, deps.dashboardUrl));
     } catch (cause) {
       const error = cause instanceof Error ? cause.message : String(cause);
       await store.markAlertFailed(alert.id, error, now() + alertRetryDelayMs(alert.attempts, deps.retryBaseMs));

@@ -74,4 +74,9 @@ export const MESSAGES = {
   estimatorRateLimited: "Too many requests. Please try again later.",
   estimatorTimedOut: "Estimator timed out",
   internal: "Internal server error",
+  tooManyRequests: "Too many requests. Please try again later.",
+  totpRequired: "Two-factor code required",
+  totpInvalid: "Invalid two-factor code",
+  invalidLink: "This link is invalid or has expired",
+  wrongPassword: "Current password is incorrect",
 } as const;

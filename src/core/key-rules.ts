@@ -1,4 +1,5 @@
 import { usdNumber } from "./accounts.ts";
+import type { AuditStore } from "./audit.ts";
 import { AppError, MESSAGES } from "./errors.ts";
 import { generateKeySecret, hashKey, keyPrefix, keyStatus } from "./keys.ts";
 import { formatUsd, NANOS_PER_USD, parseUsd, type Nanos } from "./money.ts";
@@ -153,34 +154,60 @@ function mintKey(): { secret: string; prefix: string; hash: string } {
   return { secret, prefix: keyPrefix(secret), hash: hashKey(secret) };
 }
 
+/** Who acted on a key, for the audit log: the dashboard user's IP, or null for the operator's CLI. */
+export type KeyActor = { ip: string | null };
+
+const keyAudit = (store: AuditStore, type: "key_created" | "key_rotated" | "key_revoked", key: ApiKey, actor: KeyActor, now: number) =>
+  store.recordAudit({
+    accountId: key.accountId, type, ip: actor.ip, at: now,
+    detail: `"${key.name}" (${key.prefix}…) ${actor.ip === null ? "by the operator" : "from the dashboard"}`,
+  });
+
 /**
  * Issues a key. Dashboard keys count toward the hourly generation limit (429 when reached);
  * keys made by the operator's CLI do not.
  */
 export async function issueKey(
-  store: KeyStore & KeyManagementStore,
-  input: { accountId: string; fields: KeyFields; origin: "dashboard" | "cli"; now: number },
+  store: KeyStore & KeyManagementStore & AuditStore,
+  input: { accountId: string; fields: KeyFields; origin: "dashboard" | "cli"; now: number } & KeyActor,
 ): Promise<{ key: ApiKey; secret: string }> {
   const { secret, prefix, hash } = mintKey();
   const newKey: NewKey = { accountId: input.accountId, ...input.fields, prefix, hash, origin: input.origin, now: input.now };
-  if (input.origin === "cli") return { key: await store.createKey(newKey), secret };
-  const result = await store.createKeyWithinLimit(newKey, KEY_GENERATION_LIMIT);
+  const result = input.origin === "cli" ? { created: await store.createKey(newKey) } : await store.createKeyWithinLimit(newKey, KEY_GENERATION_LIMIT);
   if ("retryAfterSeconds" in result) {
     throw new AppError("rate_limit_error", MESSAGES.keyRateLimited, { retryAfterSeconds: result.retryAfterSeconds });
   }
+  await keyAudit(store, "key_created", result.created, input, input.now);
   return { key: result.created, secret };
 }
 
 /** Revokes a key and issues its replacement; 404 for an unknown or revoked key, 400 for an expired one. */
 export async function rotateKey(
-  store: KeyManagementStore,
+  store: KeyManagementStore & AuditStore,
   accountId: string,
   keyId: string,
   now: number,
+  actor: KeyActor,
 ): Promise<{ key: ApiKey; secret: string }> {
   const { secret, prefix, hash } = mintKey();
   const outcome = await store.rotateKey(accountId, keyId, { prefix, hash }, now);
-  if ("rotated" in outcome) return { key: outcome.rotated, secret };
+  if ("rotated" in outcome) {
+    await keyAudit(store, "key_rotated", outcome.rotated, actor, now);
+    return { key: outcome.rotated, secret };
+  }
   if (outcome.refused === "expired") throw new AppError("invalid_request_error", MESSAGES.keyExpiredNoRotate);
   throw new AppError("not_found", MESSAGES.keyNotFoundOrRevoked);
+}
+
+/** Revokes the account's key; null when it has no unrevoked key with this id. */
+export async function revokeKey(
+  store: KeyManagementStore & AuditStore,
+  accountId: string,
+  keyId: string,
+  now: number,
+  actor: KeyActor,
+): Promise<ApiKey | null> {
+  const key = await store.revokeKey(accountId, keyId, now);
+  if (key) await keyAudit(store, "key_revoked", key, actor, now);
+  return key;
 }

@@ -1,4 +1,4 @@
-import { createHash } from "node:crypto";
+import { cryptoRandom, sha256Hex, type RandomBytes } from "./crypto.ts";
 
 const KEY_PREFIX = "gw-";
 const SECRET_LENGTH = 48;
@@ -7,8 +7,6 @@ const PREFIX_LENGTH = 10;
 const BASE62 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
 const KEY_PATTERN = new RegExp(`^${KEY_PREFIX}[0-9A-Za-z]{${SECRET_LENGTH}}$`);
 
-export type RandomBytes = (length: number) => Uint8Array;
-const cryptoRandom: RandomBytes = (length) => crypto.getRandomValues(new Uint8Array(length));
 
 /**
  * A new API key: `gw-` and 48 base62 characters from a CSPRNG (about 285 bits).
@@ -28,7 +26,7 @@ export function generateKeySecret(random: RandomBytes = cryptoRandom): string {
 }
 
 /** Keys are stored only as this SHA-256 digest; a bearer token is found by hashing it the same way. */
-export const hashKey = (secret: string): string => createHash("sha256").update(secret).digest("hex");
+export const hashKey = sha256Hex;
 
 export const keyPrefix = (secret: string): string => secret.slice(0, PREFIX_LENGTH);
 

@@ -1,5 +1,9 @@
 import type { AlertStore } from "./alerts.ts";
 import type { BillingStore } from "./billing-store.ts";
+import type { Account, ApiKey } from "./entities.ts";
+import type { AccountSecurityStore } from "./account-store.ts";
+import type { AuditStore } from "./audit.ts";
+import type { SessionStore } from "./auth-session.ts";
 import type { Model } from "./catalog.ts";
 import type { CheckoutEventStore } from "./checkout-events.ts";
 import type { CheckoutStore } from "./checkout.ts";
@@ -30,42 +34,12 @@ interface HealthStore {
   ping(): Promise<void>;
 }
 
-export interface Account {
-  id: string;
-  email: string;
-  createdAt: number;
-  /** Sum of the account's ledger entries. */
-  balance: Nanos;
-  /** Sum of open reservations; available = balance − reserved. */
-  reserved: Nanos;
-  /** Chat requests holding a reservation now. */
-  inflight: number;
-  /** Low-balance alert threshold; null when alerts are off. */
-  alertThreshold: Nanos | null;
-  /** Hourly spend safety limit; null when unlimited (the API's -1). */
-  spendLimit: Nanos | null;
-  bannedAt: number | null;
-  deletedAt: number | null;
-}
-
-export interface ApiKey {
-  id: string;
-  accountId: string;
-  name: string;
-  prefix: string;
-  createdAt: number;
-  lastUsedAt: number | null;
-  expiresAt: number | null;
-  revokedAt: number | null;
-  creditLimit: Nanos | null;
-  usdPerHour: Nanos | null;
-  requestsPerHour: number | null;
-  totalRequests: number;
-  totalSpend: Nanos;
-}
+// The records most ports share, named here too for the store's users.
+export type { Account, ApiKey } from "./entities.ts";
 
 type LedgerKind = "grant" | "purchase" | "charge" | "adjustment";
 
+/** An account made by the operator (the CLI): its e-mail counts as verified. */
 export interface NewAccount {
   email: string;
   passwordHash: string | null;
@@ -140,25 +114,9 @@ export interface RateLimitStore {
 }
 
 // Sign-in, users, settings, key management and usage export (the account endpoints and the CLI).
-
-export interface FreeCreditOffer {
-  amount: Nanos;
-  /** The normalized e-mail, which may claim the credits once. */
-  identity: string;
-  /** Sign-ups that received credits are counted per IP under this scope, per UTC day. */
-  ipScope: string;
-  perIpPerDay: number;
-  /** Start of the current UTC day, epoch ms. */
-  dayStart: number;
-}
-
-export interface SignUp {
-  email: string;
-  passwordHash: string;
-  /** Null when free credits are off. */
-  freeCredits: FreeCreditOffer | null;
-  now: number;
-}
+// Sessions' ports are in auth-session.ts, verification's and recovery's in account-store.ts.
+export type { FoundSession, NewSession, SessionStore } from "./auth-session.ts";
+export type { FreeCreditOffer } from "./account-store.ts";
 
 /** Only present fields change; null clears a setting or flag. */
 export interface AccountChange {
@@ -169,12 +127,6 @@ export interface AccountChange {
 }
 
 export interface UserStore {
-  /**
-   * Creates an account and, when offered and still available (e-mail not claimed before, the
-   * IP under its daily cap), grants the free credits, all in one transaction; null when the
-   * e-mail is taken.
-   */
-  signUp(input: SignUp): Promise<{ account: Account; freeCreditsGranted: boolean } | null>;
   /** The account with this e-mail and its password hash (null for accounts made without one). */
   findCredentials(email: string): Promise<{ account: Account; passwordHash: string | null } | null>;
   /** Every account, oldest first. */
@@ -182,19 +134,6 @@ export interface UserStore {
   updateAccount(id: string, change: AccountChange): Promise<Account | null>;
 }
 
-export interface NewSession {
-  tokenHash: string;
-  accountId: string;
-  now: number;
-  expiresAt: number;
-}
-
-export interface SessionStore {
-  createSession(input: NewSession): Promise<void>;
-  /** The unexpired session with this token hash; `account` is null when its row is gone. */
-  findSession(tokenHash: string, now: number): Promise<{ accountId: string; account: Account | null } | null>;
-  deleteSession(tokenHash: string): Promise<void>;
-}
 
 /** Only present fields change; null clears an optional value. */
 export interface KeyChange {
@@ -231,4 +170,4 @@ export interface KeyManagementStore {
 export type { AccountAudit, BillingStore, NewReservation, ReservationOutcome, Release, Settlement } from "./billing-store.ts";
 export type Store = ModelStore & HealthStore & AccountStore & KeyStore & RateLimitStore & DashboardStore
   & UserStore & SessionStore & KeyManagementStore & UsageExportStore & BillingStore
-  & CheckoutStore & CheckoutEventStore & AlertStore;
+  & CheckoutStore & CheckoutEventStore & AlertStore & AuditStore & AccountSecurityStore;

@@ -45,7 +45,31 @@ export const MIGRATIONS: Record<Dialect, Migration[]> = {
       ]
     },
     {
-      "tag": "0003_same_genesis",
+      "tag": "0003_accounts",
+      "statements": [
+        "CREATE TABLE `audit_events` (\n\t`id` text PRIMARY KEY NOT NULL,\n\t`account_id` text NOT NULL,\n\t`at` integer NOT NULL,\n\t`type` text NOT NULL,\n\t`ip` text,\n\t`detail` text\n);",
+        "CREATE INDEX `audit_events_account_idx` ON `audit_events` (`account_id`,`at`);",
+        "CREATE INDEX `audit_events_at_idx` ON `audit_events` (`at`);",
+        "CREATE TABLE `auth_tokens` (\n\t`token_hash` text PRIMARY KEY NOT NULL,\n\t`account_id` text NOT NULL,\n\t`purpose` text NOT NULL,\n\t`created_at` integer NOT NULL,\n\t`expires_at` integer NOT NULL,\n\t`used_at` integer\n);",
+        "CREATE INDEX `auth_tokens_account_idx` ON `auth_tokens` (`account_id`,`purpose`);",
+        "CREATE TABLE `recovery_codes` (\n\t`code_hash` text PRIMARY KEY NOT NULL,\n\t`account_id` text NOT NULL,\n\t`created_at` integer NOT NULL,\n\t`used_at` integer\n);",
+        "CREATE INDEX `recovery_codes_account_idx` ON `recovery_codes` (`account_id`);",
+        "ALTER TABLE `accounts` ADD `email_verified_at` integer;",
+        "ALTER TABLE `accounts` ADD `signup_ip` text;",
+        "ALTER TABLE `accounts` ADD `totp_secret` text;",
+        "ALTER TABLE `accounts` ADD `totp_pending_secret` text;",
+        "ALTER TABLE `accounts` ADD `totp_enabled_at` integer;",
+        "ALTER TABLE `accounts` ADD `totp_last_step` integer;",
+        "ALTER TABLE `alert_outbox` ADD `kind` text DEFAULT 'low_balance' NOT NULL;",
+        "ALTER TABLE `alert_outbox` ADD `subject` text;",
+        "ALTER TABLE `alert_outbox` ADD `body` text;",
+        "ALTER TABLE `sessions` ADD `last_seen_at` integer;",
+        "ALTER TABLE `sessions` ADD `ip` text;",
+        "ALTER TABLE `sessions` ADD `user_agent` text;"
+      ]
+    },
+    {
+      "tag": "0004_sad_the_stranger",
       "statements": [
         "ALTER TABLE `models` ADD `cached_input_nanos_per_mtok` integer;"
       ]
@@ -94,7 +118,31 @@ export const MIGRATIONS: Record<Dialect, Migration[]> = {
       ]
     },
     {
-      "tag": "0003_loving_lyja",
+      "tag": "0003_accounts",
+      "statements": [
+        "CREATE TABLE \"audit_events\" (\n\t\"id\" text PRIMARY KEY NOT NULL,\n\t\"account_id\" text NOT NULL,\n\t\"at\" bigint NOT NULL,\n\t\"type\" text NOT NULL,\n\t\"ip\" text,\n\t\"detail\" text\n);",
+        "CREATE TABLE \"auth_tokens\" (\n\t\"token_hash\" text PRIMARY KEY NOT NULL,\n\t\"account_id\" text NOT NULL,\n\t\"purpose\" text NOT NULL,\n\t\"created_at\" bigint NOT NULL,\n\t\"expires_at\" bigint NOT NULL,\n\t\"used_at\" bigint\n);",
+        "CREATE TABLE \"recovery_codes\" (\n\t\"code_hash\" text PRIMARY KEY NOT NULL,\n\t\"account_id\" text NOT NULL,\n\t\"created_at\" bigint NOT NULL,\n\t\"used_at\" bigint\n);",
+        "ALTER TABLE \"accounts\" ADD COLUMN \"email_verified_at\" bigint;",
+        "ALTER TABLE \"accounts\" ADD COLUMN \"signup_ip\" text;",
+        "ALTER TABLE \"accounts\" ADD COLUMN \"totp_secret\" text;",
+        "ALTER TABLE \"accounts\" ADD COLUMN \"totp_pending_secret\" text;",
+        "ALTER TABLE \"accounts\" ADD COLUMN \"totp_enabled_at\" bigint;",
+        "ALTER TABLE \"accounts\" ADD COLUMN \"totp_last_step\" bigint;",
+        "ALTER TABLE \"alert_outbox\" ADD COLUMN \"kind\" text DEFAULT 'low_balance' NOT NULL;",
+        "ALTER TABLE \"alert_outbox\" ADD COLUMN \"subject\" text;",
+        "ALTER TABLE \"alert_outbox\" ADD COLUMN \"body\" text;",
+        "ALTER TABLE \"sessions\" ADD COLUMN \"last_seen_at\" bigint;",
+        "ALTER TABLE \"sessions\" ADD COLUMN \"ip\" text;",
+        "ALTER TABLE \"sessions\" ADD COLUMN \"user_agent\" text;",
+        "CREATE INDEX \"audit_events_account_idx\" ON \"audit_events\" USING btree (\"account_id\",\"at\");",
+        "CREATE INDEX \"audit_events_at_idx\" ON \"audit_events\" USING btree (\"at\");",
+        "CREATE INDEX \"auth_tokens_account_idx\" ON \"auth_tokens\" USING btree (\"account_id\",\"purpose\");",
+        "CREATE INDEX \"recovery_codes_account_idx\" ON \"recovery_codes\" USING btree (\"account_id\");"
+      ]
+    },
+    {
+      "tag": "0004_broad_junta",
       "statements": [
         "ALTER TABLE \"models\" ADD COLUMN \"cached_input_nanos_per_mtok\" bigint;"
       ]

@@ -11,6 +11,7 @@ import { catalogCache } from "./catalog-cache.ts";
 import { chatRoutes } from "./routes/chat.ts";
 import { openAiModelRoutes } from "./routes/openai-models.ts";
 import { accountRoutes } from "./routes/account.ts";
+import { accountSecurityRoutes } from "./routes/account-security.ts";
 import { authRoutes } from "./routes/auth.ts";
 import { checkoutRoutes } from "./routes/checkout.ts";
 import { dashboardApiRoutes } from "./routes/dashboard-api.ts";
@@ -51,6 +52,7 @@ export function createApp(deps: AppDeps, leases = new LeaseKeeper(deps.store, de
     .use(webhookRoutes(deps))
     .use(authRoutes(deps))
     .use(accountRoutes(deps))
+    .use(accountSecurityRoutes(deps))
     .use(dashboardApiRoutes(deps))
     .use(dashboardRoutes(deps))
     .use(keyRoutes(deps))
@@ -71,11 +73,14 @@ export interface RunningServer {
 
 export function startServer(deps: AppDeps): RunningServer {
   const leases = new LeaseKeeper(deps.store, deps.log, deps.now, deps.config.reservationLeaseMs);
-  const app = createApp(deps, leases).listen({ port: deps.config.port, hostname: deps.config.host });
+  let wake = () => {};
+  const app = createApp({ ...deps, wakeMailer: () => wake() }, leases).listen({ port: deps.config.port, hostname: deps.config.host });
   const server = app.server;
   if (!server) throw new Error("the HTTP server did not start");
   const stopSweeper = startSweeper(deps.store, deps.log, deps.now, deps.config.sweepIntervalMs);
-  const stopAlertSender = startAlertSender(deps);
+  const sender = startAlertSender(deps);
+  wake = sender.wake;
+  const stopAlertSender = sender.stop;
   return {
     url: `http://${deps.config.host.includes(":") ? `[${deps.config.host}]` : deps.config.host}:${server.port}${deps.config.basePath}`,
     port: server.port ?? 0,

@@ -11,4 +11,6 @@ export interface AppDeps {
   now: () => number;
   /** The serve command makes them first, to time the database too; otherwise the app makes its own. */
   metrics?: Metrics;
+  /** Tells the outbox sender that an e-mail was queued, so a verification or reset link goes out at once. */
+  wakeMailer?: () => void;
 }

@@ -1,3 +1,4 @@
+import { Elysia } from "elysia";
 import { AppError, isAppError, MESSAGES } from "../core/errors.ts";
 import type { Logger } from "./log.ts";
 
@@ -45,3 +46,10 @@ export const plainError = (error: AppError, headers: Record<string, string> = {}
 export const methodNotAllowed =
   (render: (error: AppError, headers: Record<string, string>) => Response, allowed: string) => () =>
     render(new AppError("method_not_allowed", `Method not allowed. Use ${allowed}.`), { allow: allowed });
+
+/** 405 in the account surfaces' style for each path, naming the one method it takes (`{path: method}`). */
+export function methodGuards(allowed: Record<string, string>) {
+  const app = new Elysia();
+  for (const [path, method] of Object.entries(allowed)) app.all(path, methodNotAllowed(plainError, method));
+  return app;
+}

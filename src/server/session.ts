@@ -1,12 +1,13 @@
 import { Elysia } from "elysia";
 import type { Config } from "../config.ts";
-import { hashSessionToken, SESSION_COOKIE, SESSION_TTL_MS } from "../core/auth-session.ts";
+import type { AccountSecurityStore } from "../core/account-store.ts";
+import { hashSessionToken, SESSION_COOKIE, SESSION_TTL_MS, sessionRenewal } from "../core/auth-session.ts";
 import { AppError, MESSAGES } from "../core/errors.ts";
 import type { Account, SessionStore } from "../core/store.ts";
 
 interface SessionDeps {
   config: Config;
-  store: SessionStore;
+  store: SessionStore & Pick<AccountSecurityStore, "touchSession">;
   now: () => number;
 }
 
@@ -53,7 +54,7 @@ function cookieAttributes(config: Pick<Config, "basePath" | "publicUrl">): strin
   return `Path=${config.basePath || "/"}; HttpOnly; SameSite=Lax${secure}`;
 }
 
-/** `Set-Cookie` for a new session. */
+/** `Set-Cookie` for a new (or newly extended) session. */
 export const sessionCookie = (token: string, config: Pick<Config, "basePath" | "publicUrl">, now: number): string =>
   `${SESSION_COOKIE}=${token}; ${cookieAttributes(config)}; Max-Age=${SESSION_TTL_MS / 1000}; Expires=${new Date(now + SESSION_TTL_MS).toUTCString()}`;
 
@@ -65,13 +66,20 @@ export const clearedSessionCookie = (config: Pick<Config, "basePath" | "publicUr
  * Session sign-in for the account endpoints: resolves the `gw_session` cookie into `session`,
  * or answers 401 `Unauthorized`; writes from a foreign Origin answer 403 first. Routes turn
  * the session into their account with `signedInAccount` (core), which knows each endpoint's 404.
+ * A session in use slides: in the last half of its life it is extended, and the cookie with it.
  */
 export const sessionPlugin = ({ config, store, now }: SessionDeps) =>
-  new Elysia({ name: "session" }).resolve({ as: "scoped" }, async ({ request }): Promise<{ session: Session }> => {
+  new Elysia({ name: "session" }).resolve({ as: "scoped" }, async ({ request, set }): Promise<{ session: Session }> => {
     assertSameOrigin(request, config);
     const token = sessionToken(request);
+    const at = now();
     const tokenHash = token === null ? null : hashSessionToken(token);
-    const found = tokenHash === null ? null : await store.findSession(tokenHash, now());
-    if (tokenHash === null || found === null) throw new AppError("authentication_error", MESSAGES.unauthorized);
+    const found = tokenHash === null ? null : await store.findSession(tokenHash, at);
+    if (token === null || tokenHash === null || found === null) throw new AppError("authentication_error", MESSAGES.unauthorized);
+    const renewal = sessionRenewal(found, at);
+    if (renewal) {
+      await store.touchSession(tokenHash, renewal.lastSeenAt, renewal.expiresAt);
+      if (renewal.extended) set.headers["set-cookie"] = sessionCookie(token, config, at);
+    }
     return { session: { tokenHash, account: found.account } };
   });

@@ -35,12 +35,19 @@ describeEachDialect("the account store", (dialect) => {
   const offer = (identity: string, ip: string, perIpPerDay = 3, now = NOW): FreeCreditOffer => ({
     amount: FIVE_USD, identity, ipScope: `free-credits:ip:${ip}`, perIpPerDay, dayStart: now - (now % DAY),
   });
-  const signUp = (email: string, freeCredits: FreeCreditOffer | null, now = NOW) =>
-    store.signUp({ email, passwordHash: "hash", freeCredits, now });
+  /** Signs up and, when `freeCredits` is offered, verifies the e-mail at once, which is when the credits are granted. */
+  const signUp = async (email: string, freeCredits: FreeCreditOffer | null, now = NOW) => {
+    const ip = "198.51.100.250";
+    const tokenHash = `verify-${email}`;
+    const verification = { tokenHash, expiresAt: now + DAY, mail: { subject: "Confirm", text: "link" } };
+    const account = await store.signUp({ email, passwordHash: "hash", client: { ip, userAgent: null }, verification, now });
+    if (!account || !freeCredits) return account && { account, freeCreditsGranted: false };
+    return store.verifyEmail({ tokenHash, offer: () => freeCredits, ip, now });
+  };
   const newAccount = async () => (await signUp(uniqueEmail("owner"), null))!.account;
 
-  describe("sign-up", () => {
-    test("grants the free credits as one ledger grant in the account's transaction", async () => {
+  describe("sign-up and verification", () => {
+    test("grants the free credits at verification, as one ledger grant in its transaction", async () => {
       const email = uniqueEmail("new");
       const result = await signUp(email, offer(email, "198.51.100.1"));
       expect(result?.freeCreditsGranted).toBe(true);
@@ -123,7 +130,7 @@ describeEachDialect("the account store", (dialect) => {
     test("a session is found by its hash until it expires, and not after deletion", async () => {
       const account = await newAccount();
       await store.createSession({ tokenHash: "h-live", accountId: account.id, now: NOW, expiresAt: NOW + HOUR });
-      expect(await store.findSession("h-live", NOW + HOUR - 1)).toEqual({ accountId: account.id, account });
+      expect(await store.findSession("h-live", NOW + HOUR - 1)).toEqual({ accountId: account.id, account, expiresAt: NOW + HOUR, lastSeenAt: NOW });
       expect(await store.findSession("h-live", NOW + HOUR)).toBeNull();
       await store.deleteSession("h-live");
       expect(await store.findSession("h-live", NOW)).toBeNull();
@@ -132,7 +139,7 @@ describeEachDialect("the account store", (dialect) => {
 
     test("a session whose account row is gone has a null account", async () => {
       await store.createSession({ tokenHash: "h-orphan", accountId: "gone", now: NOW, expiresAt: NOW + HOUR });
-      expect(await store.findSession("h-orphan", NOW)).toEqual({ accountId: "gone", account: null });
+      expect(await store.findSession("h-orphan", NOW)).toEqual({ accountId: "gone", account: null, expiresAt: NOW + HOUR, lastSeenAt: NOW });
     });
 
     test("starting a session clears the account's expired ones", async () => {

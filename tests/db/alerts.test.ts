@@ -98,7 +98,10 @@ describeEachDialect("low-balance alerts in the store", (dialect) => {
       await move(account, "-2", NOW);
       const claimed = await store.claimDueAlerts({ now: NOW, claimUntil: NOW + 1_000, limit: 10 });
       expect(claimed).toEqual([
-        { id: expect.any(String), accountId: account.id, email: account.email, balance: usd("9"), threshold: usd("10"), createdAt: NOW, attempts: 1 },
+        {
+          id: expect.any(String), accountId: account.id, email: account.email, kind: "low_balance", balance: usd("9"),
+          threshold: usd("10"), subject: null, text: null, createdAt: NOW, attempts: 1,
+        },
       ]);
       expect(await store.claimDueAlerts({ now: NOW + 999, claimUntil: NOW + 2_000, limit: 10 })).toEqual([]);
       expect((await store.claimDueAlerts({ now: NOW + 1_000, claimUntil: NOW + 2_000, limit: 10 })).map((a) => a.attempts)).toEqual([2]);
@@ -137,7 +140,7 @@ describeEachDialect("low-balance alerts in the store", (dialect) => {
     const log: Logger = { info: capture, warn: capture, error: capture };
     const account = await accountWith("11", "10");
     await move(account, "-2", Date.now());
-    const stop = startAlertSender({
+    const { stop } = startAlertSender({
       config: { smtpUrl: undefined, alertFrom: "gateway@localhost", alertIntervalMs: 10, dashboardUrl: "https://gw.example/dashboard" },
       store, log, now: Date.now,
     });
@@ -147,7 +150,7 @@ describeEachDialect("low-balance alerts in the store", (dialect) => {
       await stop();
     }
     const alert = logged.find((l) => l.fields.to === account.email);
-    expect(alert?.message).toBe("low-balance alert logged, not e-mailed: SMTP_URL is not set");
+    expect(alert?.message).toBe("e-mail logged, not sent: SMTP_URL is not set");
     expect(alert?.fields.subject).toBe("Your gateway balance is below $10.00");
   });
 });

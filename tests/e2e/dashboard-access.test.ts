@@ -2,6 +2,7 @@
 import { afterAll, beforeAll, expect, setDefaultTimeout, test } from "bun:test";
 import type { Browser, Page } from "playwright-core";
 import { PAGES, type PageName } from "../../src/server/dashboard/page-table.ts";
+import { verifyEmail } from "../support/accounts.ts";
 import { hello, postChat } from "../support/chat.ts";
 import { providerEnv, startFakeUpstream, type FakeUpstream } from "../support/fake-upstream.ts";
 import { readJson } from "../support/http.ts";
@@ -28,6 +29,8 @@ describeInBrowser("the dashboard's accessibility", () => {
     browser = await launchChromium();
     // An account with something on every page: a key with limits, a request in its usage.
     user = await signUpUser(gateway.url);
+    // Verified, as by its e-mailed link: the free credits pay for the request below (the link itself is tested in dashboard-accounts).
+    await verifyEmail(gateway.store, user.email);
     const { key } = await readJson(await user.send("POST", "/keys/generate", {
       name: "Mobile app", creditLimitUsd: 20, rateLimitUsdPerHour: 1.5, rateLimitRequestsPerHour: 500, expiresAt: "2031-06-30T00:00:00Z",
     }));

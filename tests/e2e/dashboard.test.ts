@@ -6,6 +6,8 @@ import { nanos } from "../../src/core/money.ts";
 import { postChat, hello } from "../support/chat.ts";
 import { startFakeStripe, stripeEnv, PRICES, type FakeStripe } from "../support/fake-stripe.ts";
 import { providerEnv, startFakeUpstream, type FakeUpstream } from "../support/fake-upstream.ts";
+import { startFakeSmtp, type FakeSmtp } from "../support/fake-smtp.ts";
+import { verifyByMail } from "../support/mail.ts";
 import { PASSWORD, uniqueEmail } from "../support/session.ts";
 import { startGateway, type TestGateway } from "../support/server.ts";
 import { describeInBrowser, launchChromium, openTab, screenshot, type Tab } from "./support/browser.ts";
@@ -20,6 +22,7 @@ const REQUEST_COST = "$0.0000039";
 describeInBrowser("the dashboard, end to end", () => {
   let upstream: FakeUpstream;
   let stripe: FakeStripe;
+  let smtp: FakeSmtp;
   let gateway: TestGateway;
   let browser: Browser;
   let tab: Tab;
@@ -30,7 +33,8 @@ describeInBrowser("the dashboard, end to end", () => {
   beforeAll(async () => {
     upstream = startFakeUpstream();
     stripe = startFakeStripe();
-    gateway = await startGateway("sqlite", { ...providerEnv(upstream), ...stripeEnv(stripe) });
+    smtp = await startFakeSmtp();
+    gateway = await startGateway("sqlite", { ...providerEnv(upstream), ...stripeEnv(stripe), SMTP_URL: smtp.url, ALERT_INTERVAL_MS: "10" });
     browser = await launchChromium();
     tab = await openTab(browser);
     page = tab.page;
@@ -42,6 +46,7 @@ describeInBrowser("the dashboard, end to end", () => {
     await browser?.close();
     await gateway?.stop();
     await stripe?.stop();
+    await smtp?.stop();
     await upstream?.stop();
   });
 
@@ -75,7 +80,7 @@ describeInBrowser("the dashboard, end to end", () => {
   const pageHolds = (text: string) => page.evaluate((t) =>
     document.documentElement.outerHTML.includes(t) || [...document.querySelectorAll("input")].some((i) => i.value.includes(t)), text);
 
-  test("a visitor is sent to sign in, creates an account and sees the $5.00 of free credits", async () => {
+  test("a visitor is sent to sign in, creates an account, confirms its e-mail from the link and sees the $5.00 of free credits", async () => {
     await page.goto(url("/dashboard"));
     await page.waitForURL(url("/dashboard/signin?next=%2Fdashboard"));
     await page.locator("#page:not([aria-busy])").waitFor();
@@ -88,6 +93,11 @@ describeInBrowser("the dashboard, end to end", () => {
     await page.getByRole("button", { name: "Create account" }).click();
     await page.waitForURL(url("/dashboard"));
     await page.locator("#page:not([aria-busy])").waitFor();
+    // The free credits wait for the e-mail's confirmation (its page is tested in dashboard-accounts); the banner says so.
+    expect(await stat("Balance").textContent()).toBe("$0.00");
+    await page.getByRole("region", { name: "E-mail confirmation" }).waitFor();
+    expect((await verifyByMail(smtp, gateway.url, email)).status).toBe(200);
+    await goTo("/dashboard");
     expect(await stat("Balance").textContent()).toBe("$5.00");
     expect(await stat("Spend, last 24 hours").textContent()).toBe("$0.00");
     expect(await page.getByRole("img", { name: /Daily spend over the last 30 days/ }).count()).toBe(1);

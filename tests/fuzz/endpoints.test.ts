@@ -230,6 +230,12 @@ describeEachDialect("fuzzing a running gateway", (dialect) => {
     ["DELETE", "/keys/:id/revoke"], ["DELETE", "/keys/:id"], ["PATCH", "/settings/alert-threshold"],
     ["PATCH", "/settings/spend-safety-limit"], ["GET", "/usage/export"], ["POST", "/checkout"], ["POST", "/webhooks/stripe"],
     ["GET", "/models"], ["GET", "/v1/models"], ["GET", "/v1/models/:id"], ["GET", "/health"], ["GET", "/dashboard"], ["GET", "/dashboard/keys"], ["GET", "/dashboard/signin"],
+    // Accounts: verification, recovery, sessions, two-factor sign-in and the audit log.
+    ["POST", "/auth/verify"], ["POST", "/auth/verify/resend"], ["POST", "/auth/password/forgot"], ["POST", "/auth/password/reset"],
+    ["POST", "/auth/password/change"], ["GET", "/auth/sessions"], ["DELETE", "/auth/sessions/:id"],
+    ["POST", "/auth/sessions/revoke-others"], ["POST", "/auth/totp/setup"], ["POST", "/auth/totp/enable"],
+    ["POST", "/auth/totp/disable"], ["GET", "/account/security"], ["GET", "/account/audit"],
+    ["GET", "/dashboard/verify"], ["GET", "/dashboard/forgot"], ["GET", "/dashboard/reset"], ["GET", "/dashboard/security"],
   ];
   const request = fc.record({
     endpoint: fc.constantFrom(...ENDPOINTS),

@@ -42,9 +42,10 @@ describeEachDialect("low-balance e-mail alerts", (dialect) => {
     gateway().store.addCredit({ accountId, amount: usd(`-${amount}`), kind: "adjustment", note: "test debit", now: Date.now() });
   const credit = (accountId: string, amount: string) =>
     gateway().store.addCredit({ accountId, amount: usd(amount), kind: "grant", now: Date.now() });
-  const mailTo = (user: Browser) => smtp.received.filter((m) => m.to.includes(user.email));
+  // The account's low-balance e-mails only: its sign-up's verification e-mail goes through the same outbox.
+  const mailTo = (user: Browser) => smtp.received.filter((m) => m.to.includes(user.email) && m.raw.includes("Subject: Your gateway balance"));
   const outbox = (accountId: string) =>
-    gateway().db.run(rows("SELECT attempts, sent_at, last_error FROM alert_outbox WHERE account_id = ? ORDER BY created_at", accountId));
+    gateway().db.run(rows("SELECT attempts, sent_at, last_error FROM alert_outbox WHERE account_id = ? AND kind = 'low_balance' ORDER BY created_at", accountId));
 
   /**
    * Waits until another user's alert has arrived: the sender handles alerts oldest first, so

@@ -48,8 +48,8 @@ describeEachDialect("the admin CLI, beside a running server on the same database
       const email = uniqueEmail("Ops");
       const created = await cliJson("users", "create", "--email", email.toUpperCase(), "--password", "operator-set pw", "--credits", "12.5");
       expect(created).toEqual({
-        id: expect.any(String), email: email.toLowerCase(), state: "active", balanceUsd: "12.500000", reservedUsd: "0.000000",
-        createdAt: expect.stringMatching(/Z$/),
+        id: expect.any(String), email: email.toLowerCase(), state: "active", emailVerified: true, twoFactor: false,
+        balanceUsd: "12.500000", reservedUsd: "0.000000", createdAt: expect.stringMatching(/Z$/),
       });
       const user = await logInUser(server.url, email.toLowerCase(), "operator-set pw");
       expect((await readJson(await user.send("GET", "/account"))).balanceUsd).toBe("12.500000");
@@ -66,7 +66,7 @@ describeEachDialect("the admin CLI, beside a running server on the same database
 
     test.each([
       [["--email", "not-an-email"], "email must be a valid e-mail address"],
-      [["--email", "x@example.com", "--password", "short"], "password must be at least 8 characters"],
+      [["--email", "x@example.com", "--password", "short"], "password must be at least 10 characters"],
       [["--email", "y@example.com", "--credits", "-1"], '--credits must be a non-negative USD amount (got "-1")'],
       [["--email", "z@example.com", "--credits", "lots"], '--credits must be a non-negative USD amount (got "lots")'],
     ])("create %p fails with exit 1", async (args, message) => {

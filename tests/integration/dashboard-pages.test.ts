@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { PAGES, type PageName } from "../../src/server/dashboard/page-table.ts";
+import { forAnyone, PAGES, type PageName } from "../../src/server/dashboard/page-table.ts";
 import { spawnServe, type ServeProcess } from "../support/binary.ts";
 import { createTestDatabase, describeEachDialect, type TestDatabase } from "../support/databases.ts";
 import { signUpUser, type Browser } from "../support/session.ts";
@@ -7,7 +7,8 @@ import { useGateway } from "../support/server.ts";
 
 const NAMES = Object.keys(PAGES) as PageName[];
 const SIGNED_IN = NAMES.filter((name) => PAGES[name].signedIn);
-const SIGNED_OUT = NAMES.filter((name) => !PAGES[name].signedIn);
+const SIGNED_OUT = NAMES.filter((name) => !PAGES[name].signedIn && !forAnyone(name));
+const ANYONE = NAMES.filter(forAnyone);
 
 const get = (url: string, cookie?: string) => fetch(url, { redirect: "manual", headers: cookie ? { cookie } : {} });
 const assetPaths = (html: string) => ({
@@ -44,6 +45,14 @@ describeEachDialect("the dashboard's pages", (dialect) => {
     const res = await get(`${gateway().url}${PAGES[name].path}`, user.cookie);
     expect(res.status).toBe(303);
     expect(res.headers.get("location")).toBe("/api/dashboard");
+  });
+
+  test.each(ANYONE)("%s (an e-mailed link's page) is served signed in and signed out alike", async (name) => {
+    for (const cookie of [undefined, user.cookie]) {
+      const res = await get(`${gateway().url}${PAGES[name].path}?token=abc`, cookie);
+      expect(res.status).toBe(200);
+      expect(await res.text()).toContain(`<body data-page="${name}" data-base-path="/api">`);
+    }
   });
 
   test("a session that has ended counts as none", async () => {

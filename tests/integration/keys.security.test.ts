@@ -4,6 +4,7 @@ import { hello, postChat } from "../support/chat.ts";
 import { describeEachDialect } from "../support/databases.ts";
 import { providerEnv, startFakeUpstream } from "../support/fake-upstream.ts";
 import { readJson } from "../support/http.ts";
+import { verifyEmail } from "../support/accounts.ts";
 import { signUpUser, type Browser } from "../support/session.ts";
 import { useGateway } from "../support/server.ts";
 
@@ -15,6 +16,7 @@ describeEachDialect("one user's keys, seen from another's session", (dialect) =>
 
   beforeAll(async () => {
     alice = await signUpUser(gateway().url);
+    await verifyEmail(gateway().store, alice.email); // the free credits, for alice's chat requests
     bob = await signUpUser(gateway().url);
     const created = await readJson(await alice.send("POST", "/keys/generate", { name: "alice's", creditLimitUsd: 5 }));
     const view = (await readJson(await alice.send("GET", "/keys/generate"))).keys[0];
@@ -64,6 +66,7 @@ describeEachDialect("one user's account, usage and settings, seen from another's
 
   beforeAll(async () => {
     alice = await signUpUser(gateway().url);
+    await verifyEmail(gateway().store, alice.email); // the free credits, for alice's chat requests
     bob = await signUpUser(gateway().url);
     const { key } = await readJson(await alice.send("POST", "/keys/generate", {}));
     expect((await postChat(gateway().url, key, hello())).status).toBe(200);

@@ -9,6 +9,7 @@ import { createTestDatabase, describeEachDialect, type TestDatabase } from "../s
 import { ask, postEstimator } from "../support/estimator.ts";
 import { providerEnv, startFakeUpstream } from "../support/fake-upstream.ts";
 import { readJson } from "../support/http.ts";
+import { verifyEmail } from "../support/accounts.ts";
 import { PASSWORD, request, signUpUser, type Browser } from "../support/session.ts";
 import { waitFor } from "../support/wait.ts";
 
@@ -49,7 +50,8 @@ describeEachDialect("request logs of gateway serve", (dialect) => {
     testDb = await createTestDatabase(dialect);
     server = await spawnServe({ DATABASE_URL: testDb.url, ...providerEnv(fake) });
     db = openDatabase(testDb.url);
-    user = await signUpUser(server.url); // with the sign-up's free credits
+    user = await signUpUser(server.url);
+    await verifyEmail(createStore(db), user.email); // the free credits come with the verified e-mail
     secrets.push(user.cookie.slice(user.cookie.indexOf("=") + 1));
     accountId = (await createStore(db).findAccountByEmail(user.email))!.id;
     secret = (await readJson(await user.send("POST", "/keys/generate", { name: "logged" }))).key;

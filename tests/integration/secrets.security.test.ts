@@ -8,6 +8,7 @@ import { dirname, join } from "node:path";
 import { hashKey } from "../../src/core/keys.ts";
 import { rows } from "../../src/db/sql.ts";
 import { runGateway, spawnServe, type CliRun, type ServeProcess } from "../support/binary.ts";
+import { verifyEmail } from "../support/accounts.ts";
 import { openBooks, type Books } from "../support/books.ts";
 import { hello, postChat } from "../support/chat.ts";
 import { createTestDatabase, describeEachDialect, type TestDatabase } from "../support/databases.ts";
@@ -46,6 +47,7 @@ describeEachDialect("secrets are kept nowhere", (dialect) => {
     const url = gateway.url;
 
     const user = await signUpUser(url);
+    await verifyEmail(books.store, user.email);
     secrets.set("password", PASSWORD);
     secrets.set("sign-up session", user.cookie.split("=")[1]!);
     await request(url, "POST", "/auth/login", { email: user.email, password: `${PASSWORD}!` });

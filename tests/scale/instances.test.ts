@@ -4,7 +4,7 @@ import { afterAll, afterEach, describe, expect, setDefaultTimeout, test } from "
 import { FALLBACK_CATALOG } from "../../src/core/catalog.ts";
 import { nanos, parseUsd, requestCost, type Nanos } from "../../src/core/money.ts";
 import { estimatePromptTokens } from "../../src/core/chat/price.ts";
-import { fundedKey } from "../support/accounts.ts";
+import { fundedKey, verifyEmail } from "../support/accounts.ts";
 import { runGateway } from "../support/binary.ts";
 import { expectBooksClosed } from "../support/books.ts";
 import { chatErrorShape, hello, postChat, wireUsage } from "../support/chat.ts";
@@ -64,6 +64,7 @@ describeOnPostgres("three instances on one database, with the spec's limits", ()
   test("a key revoked through one instance is refused at once by the others, by HTTP or by the CLI", async () => {
     const { instances, books, databaseUrl } = cluster();
     const user = await signUpUser(instances.at(0).url);
+    await verifyEmail(books.store, user.email); // the free credits pay for its chat requests
     const created = await readJson(await user.send("POST", "/keys/generate", { name: "shared" }));
     const [{ id }] = (await readJson(await user.send("GET", "/keys/generate"))).keys;
     const everywhere = async (secret: string) => Promise.all(instances.all.map((i) => postChat(i.url, secret, hello())));
@@ -204,6 +205,7 @@ describeOnPostgres("three instances on one database, the in-flight cap lifted so
     test("the account's hourly spend safety limit, set through one instance, holds on all of them", async () => {
       const { instances, books } = cluster();
       const user = await signUpUser(instances.at(0).url);
+      await verifyEmail(books.store, user.email);
       const set = await browserWith(instances.at(2).url, user.email, user.cookie).send("PATCH", "/settings/spend-safety-limit", { limit: 0.01 });
       expect(set.status).toBe(200);
       const { key } = await readJson(await user.send("POST", "/keys/generate", {}));

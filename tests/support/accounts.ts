@@ -1,3 +1,4 @@
+import { freeCreditOffer } from "../../src/core/auth.ts";
 import { generateKeySecret, hashKey, keyPrefix } from "../../src/core/keys.ts";
 import { parseUsd, type Nanos } from "../../src/core/money.ts";
 import type { Account, ApiKey, NewKey, Store } from "../../src/core/store.ts";
@@ -28,4 +29,17 @@ export async function fundedKey(
     expiresAt: null, creditLimit: null, usdPerHour: null, requestsPerHour: null, now, ...limits,
   });
   return { secret, account, key };
+}
+
+/**
+ * Verifies a signed-up user's e-mail as its link would, so that it receives the free credits
+ * (DESIGN: they are granted at verification). The per-IP bound is lifted: tests sign up many
+ * users from one address.
+ */
+export async function verifyEmail(store: Store, email: string, usd = "5"): Promise<void> {
+  const account = await store.findAccountByEmail(email);
+  if (!account) throw new Error(`no account ${email}`);
+  const now = Date.now();
+  const policy = { amount: parseUsd(usd) as Nanos, perIpPerDay: 1_000_000 };
+  await store.verifyAccount(account.id, { offer: (a) => freeCreditOffer(a, policy, now), now });
 }

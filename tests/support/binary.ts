@@ -21,6 +21,13 @@ export async function runGateway(args: string[], env: Record<string, string> = {
   return { code, stdout, stderr };
 }
 
+/** Runs one CLI command with --json and answers its parsed output; a non-zero exit throws with its stderr. */
+export async function runGatewayJson(args: string[], env: Record<string, string> = {}): Promise<any> {
+  const run = await runGateway([...args, "--json"], env);
+  if (run.code !== 0) throw new Error(`gateway ${args.join(" ")} exited ${run.code}: ${run.stderr}`);
+  return JSON.parse(run.stdout);
+}
+
 export interface ServeProcess {
   url: string;
   proc: Bun.Subprocess<"ignore", "pipe", "pipe">;

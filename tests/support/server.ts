@@ -25,7 +25,8 @@ export interface TestGateway {
  */
 export async function startGateway(dialect: Dialect, env: Record<string, string> = {}, shared?: TestDatabase): Promise<TestGateway> {
   const testDb = shared ?? (await createTestDatabase(dialect));
-  const config = loadConfig({ PORT: "0", HOST: "127.0.0.1", DATABASE_URL: testDb.url, ...env });
+  // Test files sign many users up from 127.0.0.1; the per-IP sign-up limit is tested where it is set back.
+  const config = loadConfig({ PORT: "0", HOST: "127.0.0.1", DATABASE_URL: testDb.url, AUTH_PER_IP_PER_HOUR: "100000", ...env });
   const db = openDatabase(config.databaseUrl);
   await migrate(db);
   const store = createStore(db);

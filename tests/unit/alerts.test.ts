@@ -67,7 +67,8 @@ describe("lowBalanceMessage", () => {
 
 describe("sendDueAlerts", () => {
   const alert = (id: string, attempts: number): PendingAlert => ({
-    id, accountId: "acct", email: `${id}@example.com`, balance: usd("1"), threshold: usd("2"), createdAt: 0, attempts,
+    id, accountId: "acct", email: `${id}@example.com`, kind: "low_balance", balance: usd("1"), threshold: usd("2"),
+    subject: null, text: null, createdAt: 0, attempts,
   });
 
   test("sends what it claimed, marks it sent, and schedules a failed one for a backed-off retry", async () => {

@@ -37,14 +37,15 @@ describe("parseEmail", () => {
 });
 
 describe("parsePassword", () => {
-  test("accepts 8 characters and keeps the password as typed", () => {
-    expect(parsePassword(" 1234567")).toBe(" 1234567");
+  test("accepts 10 to 200 characters and keeps the password as typed", () => {
+    expect(parsePassword(" 123456789")).toBe(" 123456789");
+    expect(parsePassword("x".repeat(200))).toBe("x".repeat(200));
   });
 
   test.each([
-    ["1234567", "password must be at least 8 characters"],
-    ["", "password must be at least 8 characters"],
-    ["x".repeat(1025), "password must be at most 1024 characters"],
+    ["123456789", "password must be at least 10 characters"],
+    ["", "password must be at least 10 characters"],
+    ["x".repeat(201), "password must be at most 200 characters"],
     [12345678, "password is required and must be a string"],
   ])("refuses %p", (input, message) => {
     expect(refusal(() => parsePassword(input))).toEqual({ status: 400, message });
@@ -79,7 +80,7 @@ describe("session tokens", () => {
 describe("signedInAccount", () => {
   const account: Account = {
     id: "a", email: "a@example.com", createdAt: 0, balance: nanos(0), reserved: nanos(0), inflight: 0,
-    alertThreshold: null, spendLimit: null, bannedAt: null, deletedAt: null,
+    alertThreshold: null, spendLimit: null, bannedAt: null, deletedAt: null, emailVerifiedAt: null, totpEnabledAt: null, signupIp: null,
   };
 
   test.each([

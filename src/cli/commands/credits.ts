@@ -2,7 +2,7 @@ import type { Command } from "commander";
 import { formatUsd, nanos } from "../../core/money.ts";
 import { withStore } from "../context.ts";
 import { printRecords, printResult, type Output } from "../output.ts";
-import { requireAccount, usdFlag } from "./users.ts";
+import { requireAccount, usdFlag } from "../args.ts";
 
 export function registerCredits(program: Command, output: () => Output): void {
   const credits = program.command("credits").description("an account's credits: grant, show");
@@ -19,7 +19,12 @@ export function registerCredits(program: Command, output: () => Output): void {
         const account = await requireAccount(store, opts.email);
         const kind = amount > 0n ? "grant" : "adjustment";
         const note = opts.note ?? "granted by the operator";
-        const result = await store.addCredit({ accountId: account.id, amount, kind, note, now: Date.now() });
+        const now = Date.now();
+        const result = await store.addCredit({ accountId: account.id, amount, kind, note, now });
+        await store.recordAudit({
+          accountId: account.id, type: "credits_granted", ip: null, at: now,
+          detail: `${kind} of ${formatUsd(amount, 9)} USD by the operator: ${note}`,
+        });
         const balanceUsd = formatUsd(result?.balance ?? account.balance, 6);
         printResult(
           output(),

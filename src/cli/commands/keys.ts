@@ -1,12 +1,12 @@
 import type { Command } from "commander";
 import {
-  issueKey, KEY_ROTATED, keyCreatedView, keyListView, parseKeyChange, parseNewKey, rotateKey,
+  issueKey, KEY_ROTATED, keyCreatedView, keyListView, parseKeyChange, parseNewKey, revokeKey, rotateKey,
   type KeyField, type Parsed,
 } from "../../core/key-rules.ts";
 import type { ApiKey, Store } from "../../core/store.ts";
 import { withStore } from "../context.ts";
 import { CliError, printRecords, printResult, type Output } from "../output.ts";
-import { requireAccount } from "./users.ts";
+import { requireAccount } from "../args.ts";
 
 interface KeyFlags {
   name?: string;
@@ -15,6 +15,9 @@ interface KeyFlags {
   usdPerHour?: string;
   requestsPerHour?: string;
 }
+
+/** The CLI acts as the operator: audit events carry no IP. */
+const OPERATOR = { ip: null };
 
 const FLAG_OF: Record<KeyField, string> = {
   name: "--name",
@@ -71,7 +74,7 @@ export function registerKeys(program: Command, output: () => Output): void {
         const account = await requireAccount(store, opts.email);
         const now = Date.now();
         const fields = accepted(parseNewKey(asRequestFields(opts), now));
-        const { key, secret } = await issueKey(store, { accountId: account.id, fields, origin: "cli", now });
+        const { key, secret } = await issueKey(store, { accountId: account.id, fields, origin: "cli", now, ip: OPERATOR.ip });
         const created = { id: key.id, ...keyCreatedView(key, secret) };
         printResult(output(), created, `${secret}\nkey ${key.id} ("${key.name}") for ${account.email}. ${created.message}`);
       }),
@@ -106,7 +109,7 @@ export function registerKeys(program: Command, output: () => Output): void {
     .action(async (id: string) =>
       withStore({}, async ({ store }) => {
         const old = await requireKey(store, id);
-        const { key, secret } = await rotateKey(store, old.accountId, id, Date.now());
+        const { key, secret } = await rotateKey(store, old.accountId, id, Date.now(), OPERATOR);
         printResult(output(), { id: key.id, key: secret, message: KEY_ROTATED }, `${secret}\nkey ${id} revoked; replacement ${key.id}. ${KEY_ROTATED}`);
       }),
     );
@@ -117,7 +120,7 @@ export function registerKeys(program: Command, output: () => Output): void {
     .action(async (id: string) =>
       withStore({}, async ({ store }) => {
         const now = Date.now();
-        const key = await store.revokeKey((await requireKey(store, id)).accountId, id, now);
+        const key = await revokeKey(store, (await requireKey(store, id)).accountId, id, now, OPERATOR);
         if (!key) throw new CliError(`key ${id} is already revoked`);
         printResult(output(), keyListView(key, now), `key ${id} revoked`);
       }),

@@ -4,7 +4,7 @@ import { formatUsd } from "../../core/money.ts";
 import { CREDIT_PACKS, isPackId } from "../../core/packs.ts";
 import { withStore } from "../context.ts";
 import { printRecords, type Output } from "../output.ts";
-import { requireAccount } from "./users.ts";
+import { requireAccount } from "../args.ts";
 
 const iso = (time: number | null) => (time === null ? null : new Date(time).toISOString());
 

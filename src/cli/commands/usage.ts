@@ -2,7 +2,7 @@ import type { Command } from "commander";
 import { usageCsv } from "../../core/usage-export.ts";
 import { withStore } from "../context.ts";
 import { printResult, type Output } from "../output.ts";
-import { requireAccount } from "./users.ts";
+import { requireAccount } from "../args.ts";
 
 export function registerUsage(program: Command, output: () => Output): void {
   program

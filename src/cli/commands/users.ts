@@ -1,42 +1,32 @@
 import type { Command } from "commander";
 import { accountState } from "../../core/accounts.ts";
 import { hashPassword, parseEmail, parsePassword } from "../../core/auth.ts";
-import { formatUsd, parseUsd, type Nanos } from "../../core/money.ts";
-import type { Account, AccountChange, Store } from "../../core/store.ts";
+import { formatUsd } from "../../core/money.ts";
+import type { Account, AccountChange } from "../../core/store.ts";
+import { requireAccount, usdFlag } from "../args.ts";
 import { withStore } from "../context.ts";
+import { registerAccountSecurity } from "./users-security.ts";
 import { CliError, printRecords, printResult, type Output } from "../output.ts";
-
-/** The account with this e-mail (normalized as sign-in does), or a CLI error naming it. */
-export async function requireAccount(store: Store, email: string): Promise<Account> {
-  const account = await store.findAccountByEmail(parseEmail(email));
-  if (!account) throw new CliError(`no account with e-mail "${email}" (see: gateway users list)`);
-  return account;
-}
-
-/** A USD flag: an exact decimal amount, refused when `accept` says no. */
-export function usdFlag(flag: string, raw: string, accept: (amount: Nanos) => boolean, expected: string): Nanos {
-  const amount = parseUsd(raw);
-  if (amount === null || !accept(amount)) throw new CliError(`${flag} must be ${expected} (got "${raw}")`);
-  return amount;
-}
 
 const userView = (a: Account) => ({
   id: a.id,
   email: a.email,
   state: accountState(a),
+  emailVerified: a.emailVerifiedAt !== null,
+  twoFactor: a.totpEnabledAt !== null,
   balanceUsd: formatUsd(a.balance, 6),
   reservedUsd: formatUsd(a.reserved, 6),
   createdAt: new Date(a.createdAt).toISOString(),
 });
 
 export function registerUsers(program: Command, output: () => Output): void {
-  const users = program.command("users").description("accounts: create, list, ban, unban, delete");
+  const users = program.command("users").description("accounts: create, list, ban, unban, delete, verify, audit");
 
   users
     .command("create")
     .description("create an account (it gets exactly --credits, no sign-up bonus)")
     .requiredOption("--email <email>", "the account's e-mail")
-    .option("--password <password>", "lets the user sign in to the dashboard (at least 8 characters)")
+    .option("--password <password>", "lets the user sign in to the dashboard (10 to 200 characters)")
     .option("--credits <usd>", "credits granted at creation", "0")
     .action(async (opts: { email: string; password?: string; credits: string }) => {
       const email = parseEmail(opts.email);
@@ -61,24 +51,30 @@ export function registerUsers(program: Command, output: () => Output): void {
           state: (u) => u.state,
           "balance USD": (u) => u.balanceUsd,
           "reserved USD": (u) => u.reservedUsd,
+          verified: (u) => (u.emailVerified ? "yes" : "no"),
+          "2FA": (u) => (u.twoFactor ? "on" : "off"),
           created: (u) => u.createdAt,
         });
       }),
     );
 
-  // Each change keeps an earlier ban or deletion time rather than moving it.
-  const change = (verb: string, patch: (account: Account, now: number) => AccountChange) => async (email: string) =>
-    withStore({}, async ({ store }) => {
-      const account = await requireAccount(store, email);
-      const updated = await store.updateAccount(account.id, patch(account, Date.now()));
-      if (!updated) throw new CliError(`no account with e-mail "${email}"`);
-      printResult(output(), userView(updated), `${updated.email} ${verb}`);
-    });
+  // Each change keeps an earlier ban or deletion time rather than moving it. Bans are audited.
+  const change = (verb: string, patch: (account: Account, now: number) => AccountChange, audit?: "banned" | "unbanned") =>
+    async (email: string) =>
+      withStore({}, async ({ store }) => {
+        const account = await requireAccount(store, email);
+        const now = Date.now();
+        const updated = await store.updateAccount(account.id, patch(account, now));
+        if (!updated) throw new CliError(`no account with e-mail "${email}"`);
+        if (audit) await store.recordAudit({ accountId: account.id, type: audit, ip: null, detail: "by the operator", at: now });
+        printResult(output(), userView(updated), `${updated.email} ${verb}`);
+      });
 
   users.command("ban <email>").description("refuse the account's sign-ins and API requests (403)")
-    .action(change("banned", (a, now) => ({ bannedAt: a.bannedAt ?? now })));
+    .action(change("banned", (a, now) => ({ bannedAt: a.bannedAt ?? now }), "banned"));
   users.command("unban <email>").description("lift a ban")
-    .action(change("unbanned", () => ({ bannedAt: null })));
+    .action(change("unbanned", () => ({ bannedAt: null }), "unbanned"));
   users.command("delete <email>").description("mark the account deleted; nothing is erased")
     .action(change("deleted", (a, now) => ({ deletedAt: a.deletedAt ?? now })));
+  registerAccountSecurity(users, output);
 }

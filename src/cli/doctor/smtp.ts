@@ -11,13 +11,14 @@ function serverOf(smtpUrl: string): string {
 }
 
 /**
- * Low-balance alerts without SMTP are only logged, which is allowed (warn). With SMTP_URL the
+ * Without SMTP, low-balance alerts and the verification and reset links are only logged, which
+ * is allowed (warn: customers then cannot verify or recover their accounts by themselves). With SMTP_URL the
  * server must accept a connection and, when the URL has credentials, the login (nodemailer's
  * verify: no message is sent).
  */
 export async function checkSmtp(config: Pick<Config, "smtpUrl" | "alertFrom">, offline: boolean): Promise<Check[]> {
   if (config.smtpUrl === undefined) {
-    return [{ name: "smtp", status: "warn", message: "SMTP_URL is not set: low-balance alerts are written to the log instead of e-mailed" }];
+    return [{ name: "smtp", status: "warn", message: "SMTP_URL is not set: low-balance alerts and verification and reset links are written to the log instead of e-mailed" }];
   }
   const server = serverOf(config.smtpUrl);
   const from: Check[] = config.alertFrom.endsWith("@localhost")

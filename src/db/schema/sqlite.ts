@@ -18,6 +18,16 @@ export const accounts = sqliteTable("accounts", {
   spendLimitNanos: bigint("spend_limit_nanos"),
   bannedAt: bigint("banned_at"),
   deletedAt: bigint("deleted_at"),
+  // Null until the owner follows the verification link; the free credits wait for it.
+  emailVerifiedAt: bigint("email_verified_at"),
+  // Where the account signed up from: the free credits' per-IP bound counts it at verification.
+  signupIp: text("signup_ip"),
+  // TOTP: the secret while enabled, one being set up until confirmed, and the last time step
+  // accepted, so that a code cannot be used twice.
+  totpSecret: text("totp_secret"),
+  totpPendingSecret: text("totp_pending_secret"),
+  totpEnabledAt: bigint("totp_enabled_at"),
+  totpLastStep: bigint("totp_last_step"),
 }, (t) => [uniqueIndex("accounts_email_unique").on(t.email)]);
 
 export const ledgerEntries = sqliteTable("ledger_entries", {
@@ -103,7 +113,29 @@ export const sessions = sqliteTable("sessions", {
   accountId: text("account_id").notNull(),
   createdAt: bigint("created_at").notNull(),
   expiresAt: bigint("expires_at").notNull(),
+  // What the session list shows; null for sessions made before they were recorded.
+  lastSeenAt: bigint("last_seen_at"),
+  ip: text("ip"),
+  userAgent: text("user_agent"),
 }, (t) => [index("sessions_account_idx").on(t.accountId)]);
+
+// E-mail verification and password reset links: single use, expiring, stored only as SHA-256.
+export const authTokens = sqliteTable("auth_tokens", {
+  tokenHash: text("token_hash").primaryKey(),
+  accountId: text("account_id").notNull(),
+  purpose: text("purpose").notNull(),
+  createdAt: bigint("created_at").notNull(),
+  expiresAt: bigint("expires_at").notNull(),
+  usedAt: bigint("used_at"),
+}, (t) => [index("auth_tokens_account_idx").on(t.accountId, t.purpose)]);
+
+// Two-factor recovery codes, stored only as SHA-256; each signs in once.
+export const recoveryCodes = sqliteTable("recovery_codes", {
+  codeHash: text("code_hash").primaryKey(),
+  accountId: text("account_id").notNull(),
+  createdAt: bigint("created_at").notNull(),
+  usedAt: bigint("used_at"),
+}, (t) => [index("recovery_codes_account_idx").on(t.accountId)]);
 
 export const freeCreditClaims = sqliteTable("free_credit_claims", {
   email: text("email").primaryKey(),
@@ -146,15 +178,36 @@ export const webhookEvents = sqliteTable("webhook_events", {
   processedAt: bigint("processed_at").notNull(),
 });
 
+// Every e-mail the gateway sends: low-balance alerts (kind `low_balance`, written from the
+// balance and threshold when sent) and account mails (kind `account`: verification, reset),
+// whose text is kept until sent and then cleared, since it carries a live link; their balance
+// and threshold columns hold 0, so that the migration only adds columns.
 export const alertOutbox = sqliteTable("alert_outbox", {
   id: text("id").primaryKey(),
   accountId: text("account_id").notNull(),
   email: text("email").notNull(),
   balanceNanos: bigint("balance_nanos").notNull(),
   thresholdNanos: bigint("threshold_nanos").notNull(),
+  kind: text("kind").notNull().default("low_balance"),
+  subject: text("subject"),
+  body: text("body"),
   createdAt: bigint("created_at").notNull(),
   attempts: bigint("attempts").notNull().default(0),
   nextAttemptAt: bigint("next_attempt_at").notNull(),
   sentAt: bigint("sent_at"),
   lastError: text("last_error"),
 }, (t) => [index("alert_outbox_pending_idx").on(t.sentAt, t.nextAttemptAt)]);
+
+// Security events per account (sign-ins, password and 2FA changes, keys, credits, bans), kept for
+// the account's owner and the operator. `detail` is a short human sentence, never a secret.
+export const auditEvents = sqliteTable("audit_events", {
+  id: text("id").primaryKey(),
+  accountId: text("account_id").notNull(),
+  at: bigint("at").notNull(),
+  type: text("type").notNull(),
+  ip: text("ip"),
+  detail: text("detail"),
+}, (t) => [
+  index("audit_events_account_idx").on(t.accountId, t.at),
+  index("audit_events_at_idx").on(t.at),
+]);

@@ -37,8 +37,11 @@ const toPendingAlert = (r: Row): PendingAlert => ({
   id: r.id as string,
   accountId: r.account_id as string,
   email: r.email as string,
+  kind: r.kind === "account" ? "account" : "low_balance",
   balance: nanos(big(r.balance_nanos)),
   threshold: nanos(big(r.threshold_nanos)),
+  subject: (r.subject as string | null) ?? null,
+  text: (r.body as string | null) ?? null,
   createdAt: int(r.created_at),
   attempts: int(r.attempts),
 });
@@ -51,7 +54,7 @@ function* claimDueAlerts(dialect: Dialect, input: { now: number; claimUntil: num
     `UPDATE alert_outbox SET next_attempt_at = ?, attempts = attempts + 1
      WHERE id IN (SELECT id FROM alert_outbox WHERE sent_at IS NULL AND next_attempt_at <= ? ORDER BY next_attempt_at LIMIT ?${dialect === "postgres" ? " FOR UPDATE SKIP LOCKED" : ""})
        AND sent_at IS NULL AND next_attempt_at <= ?
-     RETURNING id, account_id, email, balance_nanos, threshold_nanos, created_at, attempts`,
+     RETURNING id, account_id, email, kind, balance_nanos, threshold_nanos, subject, body, created_at, attempts`,
     input.claimUntil, input.now, input.limit, input.now,
   );
   return claimed.map(toPendingAlert).sort((a, b) => a.createdAt - b.createdAt);
@@ -60,9 +63,19 @@ function* claimDueAlerts(dialect: Dialect, input: { now: number; claimUntil: num
 export const alertStore = (db: Database): AlertStore => ({
   claimDueAlerts: (input) => db.transaction(claimDueAlerts(db.dialect, input)),
   markAlertSent: async (id, now) => {
-    await db.run(exec("UPDATE alert_outbox SET sent_at = ?, last_error = NULL WHERE id = ?", now, id));
+    // The subject stays as the record; the text goes, since an account e-mail's carries a live link.
+    await db.run(exec("UPDATE alert_outbox SET sent_at = ?, last_error = NULL, body = NULL WHERE id = ?", now, id));
   },
   markAlertFailed: async (id, error, retryAt) => {
     await db.run(exec("UPDATE alert_outbox SET next_attempt_at = ?, last_error = ? WHERE id = ? AND sent_at IS NULL", retryAt, error, id));
   },
 });
+
+/** Queues an account e-mail (verification, reset) in the outbox, to the account's address, in the caller's transaction. */
+export function* queueAccountMail(accountId: string, email: string, mail: { subject: string; text: string }, now: number): Work<void> {
+  yield* exec(
+    `INSERT INTO alert_outbox (id, account_id, email, kind, balance_nanos, threshold_nanos, subject, body, created_at, next_attempt_at)
+     VALUES (?, ?, ?, 'account', 0, 0, ?, ?, ?, ?)`,
+    Bun.randomUUIDv7(), accountId, email, mail.subject, mail.text, now, now,
+  );
+}

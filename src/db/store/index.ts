@@ -1,8 +1,11 @@
 import type { Store } from "../../core/store.ts";
 import type { Database } from "../database.ts";
 import { first } from "../sql.ts";
+import { accountGuardStore } from "./account-guard.ts";
+import { accountLinkStore } from "./account-links.ts";
 import { accountStore } from "./accounts.ts";
 import { alertStore } from "./alerts.ts";
+import { auditStore } from "./audit.ts";
 import { billingStore } from "./billing/index.ts";
 import { checkoutStore } from "./checkout.ts";
 import { dashboardStore } from "./dashboard.ts";
@@ -30,6 +33,9 @@ export function createStore(db: Database): Store {
     ...checkoutStore(db),
     ...checkoutEventStore(db),
     ...alertStore(db),
+    ...auditStore(db),
+    ...accountLinkStore(db),
+    ...accountGuardStore(db),
     ping: async () => {
       await db.run(first("SELECT 1 AS ok"));
     },

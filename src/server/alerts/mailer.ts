@@ -12,14 +12,15 @@ interface ClosableMailer extends Mailer {
 const SMTP_TIMEOUTS_MS = { connectionTimeout: 10_000, greetingTimeout: 10_000, socketTimeout: 30_000 };
 
 /**
- * How low-balance alerts leave the gateway: over SMTP (`SMTP_URL`, e.g.
+ * How the outbox's e-mails (low-balance alerts, account e-mails) leave the gateway: over SMTP (`SMTP_URL`, e.g.
  * `smtps://user:pass@mail.example.com:465`) from `ALERT_FROM`; without SMTP_URL they are
  * written to the log instead, which counts as handled.
  */
 export function alertMailer(config: Pick<Config, "smtpUrl" | "alertFrom">, log: Logger): ClosableMailer {
   if (config.smtpUrl === undefined) {
     return {
-      send: async (message) => log.warn("low-balance alert logged, not e-mailed: SMTP_URL is not set", { ...message }),
+      // The operator reads verification and reset links here, as DESIGN asks: without SMTP the log is the only way out.
+      send: async (message) => log.warn("e-mail logged, not sent: SMTP_URL is not set", { ...message }),
       close: () => {},
     };
   }

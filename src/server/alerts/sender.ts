@@ -11,11 +11,12 @@ export interface AlertSenderDeps {
 }
 
 /**
- * Sends the low-balance alert outbox every `ALERT_INTERVAL_MS`. Every instance runs one;
- * alerts are claimed before sending, so each goes out from one instance. Returns a stop
- * function that waits for a round in progress, so nothing is sent after it resolves.
+ * Sends the outbox (low-balance alerts and account e-mails) every `ALERT_INTERVAL_MS`, and at
+ * once when woken after an e-mail was queued. Every instance runs one; e-mails are claimed
+ * before sending, so each goes out from one instance. `stop` waits for a round in progress,
+ * so nothing is sent after it resolves.
  */
-export function startAlertSender({ config, store, log, now }: AlertSenderDeps): () => Promise<void> {
+export function startAlertSender({ config, store, log, now }: AlertSenderDeps): { stop: () => Promise<void>; wake: () => void } {
   const mailer = alertMailer(config, log);
   let round: Promise<void> | null = null;
   const send = async () => {
@@ -23,25 +24,42 @@ export function startAlertSender({ config, store, log, now }: AlertSenderDeps): 
       const { sent, failed } = await sendDueAlerts({
         store, mailer, dashboardUrl: config.dashboardUrl, retryBaseMs: config.alertIntervalMs, now,
       });
-      if (sent > 0) log.info("low-balance alerts sent", { sent });
+      if (sent > 0) log.info("outbox e-mails sent", { sent });
       for (const { alert, error } of failed) {
-        log.warn("low-balance alert not sent; will retry", { alertId: alert.id, attempts: alert.attempts, error });
+        log.warn("outbox e-mail not sent; will retry", { alertId: alert.id, kind: alert.kind, attempts: alert.attempts, error });
       }
     } catch (error) {
-      log.warn("low-balance alert round failed", { error: (error as Error).message });
+      log.warn("outbox round failed", { error: (error as Error).message });
     }
   };
+  let again = false;
+  let stopped = false;
   const tick = () => {
-    round ??= send().finally(() => {
+    // Woken during a round: one more round follows it, so a message queued meanwhile is not left for the timer.
+    if (round) {
+      again = true;
+      return;
+    }
+    round = send().finally(() => {
       round = null;
+      if (again && !stopped) {
+        again = false;
+        tick();
+      }
     });
   };
   tick();
   const timer = setInterval(tick, config.alertIntervalMs);
   timer.unref();
-  return async () => {
-    clearInterval(timer);
-    await round;
-    mailer.close();
+  return {
+    wake: () => {
+      if (!stopped) tick();
+    },
+    stop: async () => {
+      stopped = true;
+      clearInterval(timer);
+      while (round) await round;
+      mailer.close();
+    },
   };
 }

@@ -6,6 +6,8 @@ interface PageSpec {
   title: string;
   /** Shown only to a signed-in user; others are sent to the sign-in page, and back after it. */
   signedIn: boolean;
+  /** Shown to anyone, signed in or not: the pages e-mailed links open, on whatever device. */
+  anyone?: true;
 }
 
 export const PAGES = {
@@ -14,13 +16,20 @@ export const PAGES = {
   usage: { path: "/dashboard/usage", title: "Usage", signedIn: true },
   topup: { path: "/dashboard/topup", title: "Top up", signedIn: true },
   settings: { path: "/dashboard/settings", title: "Settings", signedIn: true },
+  security: { path: "/dashboard/security", title: "Security", signedIn: true },
   signin: { path: "/dashboard/signin", title: "Sign in", signedIn: false },
   signup: { path: "/dashboard/signup", title: "Create an account", signedIn: false },
+  forgot: { path: "/dashboard/forgot", title: "Forgot your password?", signedIn: false },
+  verify: { path: "/dashboard/verify", title: "Confirm your e-mail address", signedIn: false, anyone: true },
+  reset: { path: "/dashboard/reset", title: "Choose a new password", signedIn: false, anyone: true },
 } as const satisfies Record<string, PageSpec>;
 
 export type PageName = keyof typeof PAGES;
 
 export const PAGE_NAMES = Object.keys(PAGES) as PageName[];
+
+/** Whether a page is shown to signed-in users and visitors alike. */
+export const forAnyone = (name: PageName): boolean => "anyone" in PAGES[name];
 
 export const isPageName = (value: unknown): value is PageName =>
   typeof value === "string" && Object.hasOwn(PAGES, value);

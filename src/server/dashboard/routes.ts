@@ -5,7 +5,7 @@ import { CREDIT_PACKS, PACK_IDS } from "../../core/packs.ts";
 import type { AppDeps } from "../deps.ts";
 import { sessionToken } from "../session.ts";
 import { clientScript, styleSheet } from "./assets.ts" with { type: "macro" };
-import { PAGE_NAMES, PAGES, RETURN_PARAM, type PageName } from "./page-table.ts";
+import { forAnyone, PAGE_NAMES, PAGES, RETURN_PARAM, type PageName } from "./page-table.ts";
 import { renderShell } from "./shell.ts";
 
 interface Asset {
@@ -52,7 +52,7 @@ const redirect = (location: string) => new Response(null, { status: 303, headers
 /**
  * The dashboard's pages and their script and styles, under BASE_PATH like every route. A page
  * for signed-in users sends anyone else to sign in (and back afterwards); the sign-in pages send
- * a signed-in user to the overview.
+ * a signed-in user to the overview; the pages e-mailed links open are shown to both.
  */
 export const dashboardRoutes = ({ config, store, now }: AppDeps) => {
   const { basePath } = config;
@@ -73,7 +73,7 @@ export const dashboardRoutes = ({ config, store, now }: AppDeps) => {
         const back = new URLSearchParams({ [RETURN_PARAM]: url.pathname + url.search });
         return redirect(`${basePath}${PAGES.signin.path}?${back}`);
       }
-      if (!spec.signedIn && isSignedIn) return redirect(basePath + PAGES.overview.path);
+      if (!spec.signedIn && isSignedIn && !forAnyone(name)) return redirect(basePath + PAGES.overview.path);
       return new Response(renderShell({ page: name, basePath, assets, data: PAGE_DATA[name] }), { headers: PAGE_HEADERS });
     });
   }

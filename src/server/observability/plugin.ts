@@ -1,4 +1,4 @@
-import { createHash, timingSafeEqual } from "node:crypto";
+import { matchesDigest, sha256Hex } from "../../core/crypto.ts";
 import { Elysia } from "elysia";
 import type { Config } from "../../config.ts";
 import { AppError, MESSAGES } from "../../core/errors.ts";
@@ -42,12 +42,9 @@ interface AnsweredContext {
   session?: Session;
 }
 
-const sha256 = (text: string) => createHash("sha256").update(text).digest();
-
-/** Compares digests, which have one length, so the comparison takes the same time whatever the token. */
-function bearerMatches(authorization: string | null, expectedDigest: Buffer): boolean {
+function bearerMatches(authorization: string | null, expectedDigest: string): boolean {
   const token = bearerToken(authorization);
-  return token !== undefined && timingSafeEqual(sha256(token), expectedDigest);
+  return token !== undefined && matchesDigest(token, expectedDigest);
 }
 
 /**
@@ -70,7 +67,7 @@ function statusOf(response: unknown, error: unknown, setStatus: unknown): number
 export function observabilityPlugin({ config, log, metrics }: ObservabilityDeps) {
   const sinks = { metrics, log };
   const prefixLength = config.basePath.length;
-  const tokenDigest = config.metricsToken === undefined ? null : sha256(config.metricsToken);
+  const tokenDigest = config.metricsToken === undefined ? null : sha256Hex(config.metricsToken);
 
   return new Elysia({ name: "observability" })
     .onRequest(({ request }) => {

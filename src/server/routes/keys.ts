@@ -2,9 +2,10 @@ import { Elysia } from "elysia";
 import { signedInAccount } from "../../core/auth.ts";
 import { AppError, MESSAGES } from "../../core/errors.ts";
 import {
-  issueKey, KEY_ROTATED, keyCreatedView, keyListView, parseKeyChange, parseNewKey, rotateKey, type Parsed,
+  issueKey, KEY_ROTATED, keyCreatedView, keyListView, parseKeyChange, parseNewKey, revokeKey, rotateKey, type Parsed,
 } from "../../core/key-rules.ts";
 import type { AppDeps } from "../deps.ts";
+import { clientIp } from "../client-ip.ts";
 import { json, methodNotAllowed, plainError } from "../http.ts";
 import { readObjectBody } from "../object-body.ts";
 import { sessionPlugin, type Session } from "../session.ts";
@@ -15,12 +16,14 @@ const validationError = (refused: Extract<Parsed<unknown>, { ok: false }>) =>
 
 /** The dashboard's API keys: generate, list, edit, rotate, revoke. Another user's key is treated as missing. */
 export const keyRoutes = (deps: AppDeps) => {
-  const { store, now } = deps;
+  const { store, now, config } = deps;
   const account = (session: Session) => signedInAccount(session, MESSAGES.accountNotFound);
+  const actor = (request: Request, server: Parameters<typeof clientIp>[1]) => ({ ip: clientIp(request, server, config.trustProxy) });
 
-  const revoke = async ({ session, params }: { session: Session; params: { keyId: string } }) => {
+  type RevokeContext = { session: Session; params: { keyId: string }; request: Request; server: Parameters<typeof clientIp>[1] };
+  const revoke = async ({ session, params, request, server }: RevokeContext) => {
     const at = now();
-    const key = await store.revokeKey(account(session).id, params.keyId, at);
+    const key = await revokeKey(store, account(session).id, params.keyId, at, actor(request, server));
     if (!key) throw new AppError("not_found", MESSAGES.keyNotFound);
     return json(keyListView(key, at));
   };
@@ -33,12 +36,13 @@ export const keyRoutes = (deps: AppDeps) => {
     .use(sessionPlugin(deps))
     .post(
       "/keys/generate",
-      async ({ session, request }) => {
+      async ({ session, request, server }) => {
         const owner = account(session);
         const at = now();
         const parsed = parseNewKey(await readObjectBody(request), at);
         if (!parsed.ok) return validationError(parsed);
-        const { key, secret } = await issueKey(store, { accountId: owner.id, fields: parsed.value, origin: "dashboard", now: at });
+        const input = { accountId: owner.id, fields: parsed.value, origin: "dashboard" as const, now: at, ...actor(request, server) };
+        const { key, secret } = await issueKey(store, input);
         return json(keyCreatedView(key, secret));
       },
       { parse: "none" },
@@ -61,8 +65,8 @@ export const keyRoutes = (deps: AppDeps) => {
       },
       { parse: "none" },
     )
-    .post("/keys/:keyId/rotate", async ({ session, params }) => {
-      const { secret } = await rotateKey(store, account(session).id, params.keyId, now());
+    .post("/keys/:keyId/rotate", async ({ session, params, request, server }) => {
+      const { secret } = await rotateKey(store, account(session).id, params.keyId, now(), actor(request, server));
       return json({ key: secret, message: KEY_ROTATED });
     }, { parse: "none" })
     .delete("/keys/:keyId/revoke", revoke, { parse: "none" })

@@ -4,12 +4,15 @@
 /// <reference lib="dom" />
 /// <reference lib="dom.iterable" />
 /// <reference lib="dom.asynciterable" />
-import { isPageName, type PageName } from "../page-table.ts";
+import { isPageName, PAGES, type PageName } from "../page-table.ts";
 import { call } from "./api.ts";
+import { verifyBanner } from "./banner.ts";
 import { h } from "./dom.ts";
 import { pageUrl } from "./env.ts";
+import { renderForgot, renderReset, renderVerify } from "./pages/email-links.ts";
 import { renderKeys } from "./pages/keys.ts";
 import { renderOverview } from "./pages/overview.ts";
+import { renderSecurity } from "./pages/security.ts";
 import { renderSettings } from "./pages/settings.ts";
 import { renderSignIn } from "./pages/sign-in.ts";
 import { renderTopUp } from "./pages/topup.ts";
@@ -21,9 +24,19 @@ const RENDERERS: Record<PageName, (root: HTMLElement, data: never) => Promise<vo
   usage: renderUsage,
   topup: renderTopUp,
   settings: renderSettings,
+  security: renderSecurity,
   signin: (root) => renderSignIn(root, "signin"),
   signup: (root) => renderSignIn(root, "signup"),
+  forgot: renderForgot,
+  verify: renderVerify,
+  reset: renderReset,
 };
+
+/** The e-mail confirmation banner, above a signed-in page's content; a failure to read it leaves the page alone. */
+async function showBanner(root: HTMLElement): Promise<void> {
+  const banner = await verifyBanner().catch(() => null);
+  if (banner) root.before(banner);
+}
 
 /** What the server put in the page's JSON block, if anything. */
 function pageData(): unknown {
@@ -45,7 +58,7 @@ async function start(): Promise<void> {
   if (!root || !isPageName(page)) return;
   document.getElementById("sign-out")?.addEventListener("click", () => void signOut());
   try {
-    await RENDERERS[page](root, pageData() as never);
+    await Promise.all([RENDERERS[page](root, pageData() as never), PAGES[page].signedIn ? showBanner(root) : null]);
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
     root.replaceChildren(h("p", { class: "notice error", role: "alert" }, `This page could not be loaded: ${message} Reload the page to try again.`));

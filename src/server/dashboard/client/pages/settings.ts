@@ -1,5 +1,6 @@
 import { call } from "../api.ts";
 import { h } from "../dom.ts";
+import { pageUrl } from "../env.ts";
 import { plainNumber, usd } from "../format.ts";
 import { field, form, optionalAmount } from "../fields.ts";
 import type { AccountView } from "../wire.ts";
@@ -52,5 +53,7 @@ export async function renderSettings(root: HTMLElement): Promise<void> {
   root.replaceChildren(
     section("alert-heading", "Low-balance alert", "We send you an e-mail when your balance falls below this amount.", alertForm),
     section("limit-heading", "Hourly spend safety limit", "Chat requests from all your keys are refused with 429 once this much has been spent in the last hour.", limitForm),
+    section("security-link-heading", "Security", "Your password, the devices you are signed in on, two-factor sign-in and your account's activity.",
+      h("a", { href: pageUrl("security"), class: "button secondary" }, "Open security settings")),
   );
 }

@@ -1,9 +1,11 @@
-import { call } from "../api.ts";
+import { ApiError, call } from "../api.ts";
 import { h } from "../dom.ts";
 import { pageUrl, returnUrl } from "../env.ts";
 import { field, form } from "../fields.ts";
+import { PASSWORD_MIN_LENGTH, passwordRule } from "./password-fields.ts";
 
-const PASSWORD_MIN_LENGTH = 8;
+// The server's answer to a right password on an account with two-factor sign-in, without a code.
+const CODE_REQUIRED = "Two-factor code required";
 
 /** Sign in (`mode` "signin") or create an account ("signup"); both end signed in, on the page the user came for. */
 export async function renderSignIn(root: HTMLElement, mode: "signin" | "signup"): Promise<void> {
@@ -18,16 +20,30 @@ export async function renderSignIn(root: HTMLElement, mode: "signin" | "signup")
     hint: signingUp ? `At least ${PASSWORD_MIN_LENGTH} characters.` : undefined,
     validate: (v) => {
       if (v === "") return "Enter your password";
-      return signingUp && v.length < PASSWORD_MIN_LENGTH ? `Password must be at least ${PASSWORD_MIN_LENGTH} characters` : null;
+      return signingUp ? passwordRule(v) : null;
     },
   });
+  // Asked for only once the server says the account has two-factor sign-in.
+  const code = field({
+    name: "code", label: "Two-factor code", inputMode: "numeric", autocomplete: "one-time-code",
+    hint: "The 6 digits your authenticator app shows, or one of your recovery codes.",
+  });
+  code.element.hidden = true;
   const signInForm = form({
-    fields: [email, password],
+    fields: [email, password, code],
     submitLabel: signingUp ? "Create account" : "Sign in",
     labelledBy: "main-heading",
     onSubmit: async () => {
-      // Here a 401 is a wrong password, not an ended session.
-      await call("POST", signingUp ? "/auth/signup" : "/auth/login", { email: email.value(), password: password.value() }, { unauthorized: "throw" });
+      const body = { email: email.value(), password: password.value(), ...(code.element.hidden ? {} : { code: code.value() }) };
+      try {
+        // Here a 401 is a wrong password or code, not an ended session.
+        await call("POST", signingUp ? "/auth/signup" : "/auth/login", body, { unauthorized: "throw" });
+      } catch (error) {
+        if (!(error instanceof ApiError && error.message === CODE_REQUIRED)) throw error;
+        code.element.hidden = false;
+        code.input.focus();
+        return "Your account has two-factor sign-in: enter the code from your app.";
+      }
       location.assign(returnUrl());
       return "Signed in. Opening your dashboard…";
     },
@@ -38,5 +54,6 @@ export async function renderSignIn(root: HTMLElement, mode: "signin" | "signup")
     : ["New here? ", "signup", "Create an account"] as const;
   const keptQuery = Object.fromEntries(new URLSearchParams(location.search));
   const other = h("p", {}, question, h("a", { href: pageUrl(otherPage, keptQuery) }, linkText));
-  root.replaceChildren(h("div", { class: "card narrow" }, signInForm), other);
+  const forgot = signingUp ? null : h("p", {}, h("a", { href: pageUrl("forgot") }, "Forgot your password?"));
+  root.replaceChildren(h("div", { class: "card narrow" }, signInForm), other, forgot ?? "");
 }

@@ -1,0 +1,54 @@
+import type { Command } from "commander";
+import { auditPage, parseAuditPage } from "../../core/audit.ts";
+import { freeCreditOffer } from "../../core/auth.ts";
+import { formatUsd } from "../../core/money.ts";
+import { withStore } from "../context.ts";
+import { CliError, printRecords, printResult, type Output } from "../output.ts";
+import { requireAccount } from "../args.ts";
+
+/** `users verify E` and `users audit E`: the operator's side of e-mail verification and the audit log. */
+export function registerAccountSecurity(users: Command, output: () => Output): void {
+  users
+    .command("verify <email>")
+    .description("mark the account's e-mail verified (as its link would; the free credits follow the same rules)")
+    .action(async (email: string) =>
+      withStore({}, async ({ config, store }) => {
+        const account = await requireAccount(store, email);
+        const now = Date.now();
+        const policy = { amount: config.freeCredits, perIpPerDay: config.freeCreditsPerIpPerDay };
+        const verified = await store.verifyAccount(account.id, { offer: (a) => freeCreditOffer(a, policy, now), now });
+        if (!verified) throw new CliError(`no account with e-mail "${email}"`);
+        const credits = verified.freeCreditsGranted ? `; free credits granted, balance ${formatUsd(verified.account.balance, 6)} USD` : "";
+        printResult(
+          output(),
+          { email: verified.account.email, emailVerified: true, freeCreditsGranted: verified.freeCreditsGranted },
+          `${verified.account.email} verified${credits}`,
+        );
+      }),
+    );
+
+  users
+    .command("audit <email>")
+    .description("the account's security events, newest first, 50 a page")
+    .option("--page <n>", "page number", "1")
+    .action(async (email: string, opts: { page: string }) =>
+      withStore({}, async ({ store }) => {
+        const account = await requireAccount(store, email);
+        let page: number;
+        try {
+          page = parseAuditPage(opts.page);
+        } catch (error) {
+          throw new CliError(`--page: ${(error as Error).message}`);
+        }
+        const result = await auditPage(store, account.id, page);
+        if (output().json) return printResult(output(), result, "");
+        printRecords(output(), result.events, {
+          at: (e) => e.at,
+          type: (e) => e.type,
+          ip: (e) => e.ip ?? "-",
+          detail: (e) => e.detail ?? "",
+        });
+        if (result.hasMore) console.log(`(more: --page ${page + 1})`);
+      }),
+    );
+}

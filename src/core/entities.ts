@@ -1,0 +1,42 @@
+// The records that many ports share: an account and an API key as the store reads them.
+import type { Nanos } from "./money.ts";
+
+export interface Account {
+  id: string;
+  email: string;
+  createdAt: number;
+  /** Sum of the account's ledger entries. */
+  balance: Nanos;
+  /** Sum of open reservations; available = balance − reserved. */
+  reserved: Nanos;
+  /** Chat requests holding a reservation now. */
+  inflight: number;
+  /** Low-balance alert threshold; null when alerts are off. */
+  alertThreshold: Nanos | null;
+  /** Hourly spend safety limit; null when unlimited (the API's -1). */
+  spendLimit: Nanos | null;
+  bannedAt: number | null;
+  deletedAt: number | null;
+  /** Null until the owner follows the verification link. */
+  emailVerifiedAt: number | null;
+  /** Null unless two-factor sign-in is on. */
+  totpEnabledAt: number | null;
+  /** Where the account signed up (null for CLI-made accounts); the free credits' per-IP bound counts it. */
+  signupIp: string | null;
+}
+
+export interface ApiKey {
+  id: string;
+  accountId: string;
+  name: string;
+  prefix: string;
+  createdAt: number;
+  lastUsedAt: number | null;
+  expiresAt: number | null;
+  revokedAt: number | null;
+  creditLimit: Nanos | null;
+  usdPerHour: Nanos | null;
+  requestsPerHour: number | null;
+  totalRequests: number;
+  totalSpend: Nanos;
+}
