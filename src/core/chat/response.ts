@@ -1,6 +1,7 @@
 // The client's view of a provider's answer: its body and chunks as the provider sent them,
 // but for the public model ID, the object type and the normalised usage with its charge.
 import type { Model } from "../catalog.ts";
+import { AppError } from "../errors.ts";
 import type { Nanos } from "../money.ts";
 import { readUsage, wireUsage, type Usage } from "./usage.ts";
 
@@ -50,6 +51,10 @@ interface StreamChunk {
  * their order). Usage leaves the chunk wherever the provider put it (Moonshot: in the choice).
  */
 export function readChunk(chunk: Fields, model: Model): StreamChunk {
+  // An error event in place of a chunk (`data: {"error": {...}}`): the provider gave up mid-stream.
+  if (!Array.isArray(chunk.choices) && typeof chunk.error === "object" && chunk.error !== null) {
+    throw new AppError("provider_error", "Upstream provider request failed");
+  }
   const choices = Array.isArray(chunk.choices) ? (chunk.choices as Fields[]) : [];
   let usage = readUsage(chunk.usage, model.provider);
   if ("usage" in chunk) delete chunk.usage;

@@ -281,3 +281,8 @@ describe("wireUsage", () => {
     expect(wireUsage(null, nanos(1n))).toEqual(wire(0, 0, "0.000000001"));
   });
 });
+
+test("an error event in place of a chunk fails the stream as the provider's", () => {
+  const event = { error: { message: "The server had an error while processing your request.", type: "server_error" } };
+  expect(() => readChunk(event, model("gpt-4.1"))).toThrow("Upstream provider request failed");
+});
