@@ -23,6 +23,8 @@ export interface CheckoutRecord {
   createdAt: number;
   expiresAt: number;
   paidAt: number | null;
+  /** Stripe's receipt for the payment; null until Stripe gives one. */
+  receiptUrl: string | null;
 }
 
 export interface CheckoutHold {

@@ -1,5 +1,8 @@
+import type { AdminAccountStore } from "./admin-actions.ts";
+import type { AdminStatsStore } from "./admin-stats.ts";
 import type { AlertStore } from "./alerts.ts";
 import type { Model } from "./catalog.ts";
+import type { ModelSpendStore } from "./model-spend.ts";
 import type { CheckoutEventStore } from "./checkout-events.ts";
 import type { CheckoutStore } from "./checkout.ts";
 import type { DashboardStore } from "./dashboard.ts";
@@ -44,6 +47,8 @@ export interface Account {
   spendLimit: Nanos | null;
   bannedAt: number | null;
   deletedAt: number | null;
+  /** An operator: may use the console (`/dashboard/admin`, `/admin/...`). */
+  isAdmin: boolean;
 }
 
 export interface ApiKey {
@@ -69,6 +74,8 @@ export interface NewAccount {
   passwordHash: string | null;
   /** Credits granted in the same transaction (sign-up bonus, or the CLI's --credits). */
   initialCredits?: { amount: Nanos; note: string };
+  /** Made an operator at creation (`gateway users create --admin`). */
+  isAdmin?: boolean;
   now: number;
 }
 
@@ -164,6 +171,7 @@ export interface AccountChange {
   spendLimit?: Nanos | null;
   bannedAt?: number | null;
   deletedAt?: number;
+  isAdmin?: boolean;
 }
 
 export interface UserStore {
@@ -317,4 +325,4 @@ export interface AccountAudit {
 
 export type Store = ModelStore & HealthStore & AccountStore & KeyStore & RateLimitStore & DashboardStore
   & UserStore & SessionStore & KeyManagementStore & UsageExportStore & BillingStore
-  & CheckoutStore & CheckoutEventStore & AlertStore;
+  & CheckoutStore & CheckoutEventStore & AlertStore & AdminAccountStore & AdminStatsStore & ModelSpendStore;

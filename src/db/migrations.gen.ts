@@ -43,6 +43,14 @@ export const MIGRATIONS: Record<Dialect, Migration[]> = {
       "statements": [
         "DROP INDEX `reservations_lease_idx`;"
       ]
+    },
+    {
+      "tag": "0003_console",
+      "statements": [
+        "ALTER TABLE `accounts` ADD `is_admin` integer DEFAULT 0 NOT NULL;",
+        "ALTER TABLE `checkout_sessions` ADD `receipt_url` text;",
+        "CREATE INDEX `usage_logs_created_idx` ON `usage_logs` (`created_at`);"
+      ]
     }
   ],
   "postgres": [
@@ -85,6 +93,14 @@ export const MIGRATIONS: Record<Dialect, Migration[]> = {
       "tag": "0002_drop_reservations_lease_idx",
       "statements": [
         "DROP INDEX \"reservations_lease_idx\";"
+      ]
+    },
+    {
+      "tag": "0003_console",
+      "statements": [
+        "ALTER TABLE \"accounts\" ADD COLUMN \"is_admin\" bigint DEFAULT 0 NOT NULL;",
+        "ALTER TABLE \"checkout_sessions\" ADD COLUMN \"receipt_url\" text;",
+        "CREATE INDEX \"usage_logs_created_idx\" ON \"usage_logs\" USING btree (\"created_at\");"
       ]
     }
   ]

@@ -12,6 +12,7 @@ import { observabilityPlugin, requestIdOf } from "./observability/plugin.ts";
 import { catalogCache } from "./catalog-cache.ts";
 import { chatRoutes } from "./routes/chat.ts";
 import { accountRoutes } from "./routes/account.ts";
+import { adminRoutes } from "./routes/admin.ts";
 import { authRoutes } from "./routes/auth.ts";
 import { checkoutRoutes } from "./routes/checkout.ts";
 import { dashboardApiRoutes } from "./routes/dashboard-api.ts";
@@ -53,6 +54,8 @@ export function createApp(deps: AppDeps, leases = new LeaseKeeper(deps.store, de
     .use(authRoutes(deps))
     .use(accountRoutes(deps))
     .use(dashboardApiRoutes(deps))
+    // TODO(audit): the accounts branch's audit log port replaces this no-op once merged.
+    .use(adminRoutes(deps, async () => {}))
     .use(dashboardRoutes(deps))
     .use(keyRoutes(deps))
     .use(settingsRoutes(deps))

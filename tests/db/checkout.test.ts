@@ -121,7 +121,7 @@ describeEachDialect("the checkout store", (dialect) => {
       const [record] = await store.listCheckouts(buyer.id, { paidOnly: true });
       expect(record).toEqual({
         id: sessionId, accountId: buyer.id, packId: "team", credits: usd("120"), status: "paid", createdAt: now,
-        expiresAt: now + CHECKOUT_OPEN_MS, paidAt: now + 5,
+        expiresAt: now + CHECKOUT_OPEN_MS, paidAt: now + 5, receiptUrl: null,
       });
     });
 

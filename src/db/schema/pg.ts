@@ -19,6 +19,8 @@ export const accounts = pgTable("accounts", {
   spendLimitNanos: bigint("spend_limit_nanos"),
   bannedAt: bigint("banned_at"),
   deletedAt: bigint("deleted_at"),
+  // An operator: may use /dashboard/admin and the /admin endpoints (gateway users promote).
+  isAdmin: bigint("is_admin").notNull().default(0),
 }, (t) => [uniqueIndex("accounts_email_unique").on(t.email)]);
 
 export const ledgerEntries = pgTable("ledger_entries", {
@@ -82,7 +84,11 @@ export const usageLogs = pgTable("usage_logs", {
   latencyMs: bigint("latency_ms").notNull(),
   status: text("status").notNull(),
   error: text("error"),
-}, (t) => [index("usage_logs_account_idx").on(t.accountId, t.createdAt)]);
+}, (t) => [
+  index("usage_logs_account_idx").on(t.accountId, t.createdAt),
+  // The operator console's platform-wide reads by day (spend, errors, latency per model).
+  index("usage_logs_created_idx").on(t.createdAt),
+]);
 
 // Spend and request counts per minute, per key and per account, for the rolling hourly limits.
 export const usageWindows = pgTable("usage_windows", {
@@ -137,6 +143,8 @@ export const checkoutSessions = pgTable("checkout_sessions", {
   createdAt: bigint("created_at").notNull(),
   expiresAt: bigint("expires_at").notNull(),
   paidAt: bigint("paid_at"),
+  // Stripe's receipt for the payment, when Stripe gives one (looked up once the session is paid).
+  receiptUrl: text("receipt_url"),
 }, (t) => [index("checkout_sessions_account_idx").on(t.accountId, t.createdAt)]);
 
 export const webhookEvents = pgTable("webhook_events", {

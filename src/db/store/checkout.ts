@@ -8,7 +8,7 @@ import { lockScope } from "./rate-limits.ts";
 /** Every capacity check queues on this one scope: the cap is platform-wide. */
 const CAPACITY_SCOPE = "checkout:capacity";
 
-const CHECKOUT_COLUMNS = "id, account_id, pack_id, credits_nanos, status, created_at, expires_at, paid_at";
+const CHECKOUT_COLUMNS = "id, account_id, pack_id, credits_nanos, status, created_at, expires_at, paid_at, receipt_url";
 
 const toCheckout = (r: Row): CheckoutRecord => ({
   id: r.id as string,
@@ -19,6 +19,7 @@ const toCheckout = (r: Row): CheckoutRecord => ({
   createdAt: int(r.created_at),
   expiresAt: int(r.expires_at),
   paidAt: intOrNull(r.paid_at),
+  receiptUrl: (r.receipt_url as string | null) ?? null,
 });
 
 /** Credits committed against the capacity: paid this UTC month, or in a checkout still open. */

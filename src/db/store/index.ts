@@ -2,6 +2,7 @@ import type { Store } from "../../core/store.ts";
 import type { Database } from "../database.ts";
 import { first } from "../sql.ts";
 import { accountStore } from "./accounts.ts";
+import { adminStore } from "./admin.ts";
 import { alertStore } from "./alerts.ts";
 import { billingStore } from "./billing.ts";
 import { checkoutStore } from "./checkout.ts";
@@ -30,6 +31,7 @@ export function createStore(db: Database): Store {
     ...checkoutStore(db),
     ...checkoutEventStore(db),
     ...alertStore(db),
+    ...adminStore(db),
     ping: async () => {
       await db.run(first("SELECT 1 AS ok"));
     },

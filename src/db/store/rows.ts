@@ -4,7 +4,7 @@ import type { Account, ApiKey } from "../../core/store.ts";
 import { big, bigOrNull, int, intOrNull, type Row } from "../sql.ts";
 
 export const ACCOUNT_COLUMNS = `id, email, created_at, balance_nanos, reserved_nanos, inflight, alert_threshold_nanos,
-  spend_limit_nanos, banned_at, deleted_at`;
+  spend_limit_nanos, banned_at, deleted_at, is_admin`;
 
 export const toAccount = (r: Row): Account => ({
   id: r.id as string,
@@ -17,6 +17,7 @@ export const toAccount = (r: Row): Account => ({
   spendLimit: nullableNanos(r.spend_limit_nanos),
   bannedAt: intOrNull(r.banned_at),
   deletedAt: intOrNull(r.deleted_at),
+  isAdmin: int(r.is_admin) === 1,
 });
 
 export const KEY_COLUMNS = `id, account_id, name, prefix, created_at, last_used_at, expires_at, revoked_at,
