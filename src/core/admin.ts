@@ -57,6 +57,10 @@ const objectBody = (body: unknown): Record<string, unknown> => {
 /** An exact USD amount from a decimal string or a JSON number, with at most `places` decimals. */
 function usdField(field: string, value: unknown, places: number): Nanos {
   const amount = typeof value === "string" || typeof value === "number" ? parseUsd(value) : null;
+  // parseUsd also refuses a well-formed amount finer than a nano-USD: say which it was.
+  if (amount === null && (typeof value === "number" || /^-?\d+\.\d+$/.test(String(value)))) {
+    throw invalid(`${field} must have at most ${places} decimal places`);
+  }
   if (amount === null) throw invalid(`${field} must be a USD amount, such as "25" or "2.50"`);
   if (amount % (NANOS_PER_USD / 10n ** BigInt(places)) !== 0n) throw invalid(`${field} must have at most ${places} decimal places`);
   return amount;
