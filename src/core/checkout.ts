@@ -55,6 +55,11 @@ export interface CheckoutStore {
   listCheckouts(accountId: string, options: { paidOnly: boolean }): Promise<CheckoutRecord[]>;
 }
 
+export interface ReceiptStore {
+  /** Keeps Stripe's receipt link of a paid session. */
+  setReceiptUrl(sessionId: string, url: string): Promise<void>;
+}
+
 export interface NewHostedCheckout {
   priceId: string;
   accountId: string;

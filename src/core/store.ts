@@ -4,7 +4,7 @@ import type { AlertStore } from "./alerts.ts";
 import type { Model } from "./catalog.ts";
 import type { ModelSpendStore } from "./model-spend.ts";
 import type { CheckoutEventStore } from "./checkout-events.ts";
-import type { CheckoutStore } from "./checkout.ts";
+import type { CheckoutStore, ReceiptStore } from "./checkout.ts";
 import type { DashboardStore } from "./dashboard.ts";
 import type { AppError } from "./errors.ts";
 import type { Nanos } from "./money.ts";
@@ -325,4 +325,4 @@ export interface AccountAudit {
 
 export type Store = ModelStore & HealthStore & AccountStore & KeyStore & RateLimitStore & DashboardStore
   & UserStore & SessionStore & KeyManagementStore & UsageExportStore & BillingStore
-  & CheckoutStore & CheckoutEventStore & AlertStore & AdminAccountStore & AdminStatsStore & ModelSpendStore;
+  & CheckoutStore & CheckoutEventStore & AlertStore & AdminAccountStore & AdminStatsStore & ModelSpendStore & ReceiptStore;

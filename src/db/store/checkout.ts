@@ -1,4 +1,4 @@
-import { fitsCapacity, type CheckoutHold, type CheckoutRecord, type CheckoutStatus, type CheckoutStore } from "../../core/checkout.ts";
+import { fitsCapacity, type CheckoutHold, type CheckoutRecord, type CheckoutStatus, type CheckoutStore, type ReceiptStore } from "../../core/checkout.ts";
 import { nanos } from "../../core/money.ts";
 import type { Database } from "../database.ts";
 import type { Dialect } from "../migration-files.ts";
@@ -56,7 +56,7 @@ function* listCheckouts(accountId: string, paidOnly: boolean): Work<CheckoutReco
   return found.map(toCheckout);
 }
 
-export const checkoutStore = (db: Database): CheckoutStore => ({
+export const checkoutStore = (db: Database): CheckoutStore & ReceiptStore => ({
   holdCheckout: (input) => db.transaction(holdCheckout(db.dialect, input)),
   openCheckout: async (holdId, session) => {
     await db.run(exec("UPDATE checkout_sessions SET id = ?, expires_at = ? WHERE id = ?", session.id, session.expiresAt, holdId));
@@ -65,4 +65,7 @@ export const checkoutStore = (db: Database): CheckoutStore => ({
     await db.run(exec("DELETE FROM checkout_sessions WHERE id = ?", holdId));
   },
   listCheckouts: (accountId, { paidOnly }) => db.run(listCheckouts(accountId, paidOnly)),
+  setReceiptUrl: async (sessionId, url) => {
+    await db.run(exec("UPDATE checkout_sessions SET receipt_url = ? WHERE id = ?", url, sessionId));
+  },
 });
