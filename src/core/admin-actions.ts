@@ -1,33 +1,34 @@
 import { catalogModelView, adminAccountView, ADMIN_PAGE_SIZE, type Grant } from "./admin.ts";
+import { AUDIT_PAGE_SIZE, type AuditStore, type NewAuditEvent } from "./audit.ts";
+import type { Model } from "./catalog.ts";
 import type { CheckoutStore } from "./checkout.ts";
 import { usageLogView, type DashboardStore } from "./dashboard.ts";
 import { AppError } from "./errors.ts";
 import { keyListView } from "./key-rules.ts";
-import { formatUsd } from "./money.ts";
+import { formatUsd, type Nanos } from "./money.ts";
 import { purchaseView } from "./purchases.ts";
-import type { Account, AccountStore, KeyManagementStore, ModelChange, ModelStore, UserStore } from "./store.ts";
+import type { Account, AccountChange, AccountStore, Credit, KeyManagementStore, ModelChange, ModelStore, UserStore } from "./store.ts";
 
 // What the console reads about accounts and what its writes do. Every write is audited, naming
 // the operator who made it.
 
-/** One audit log entry (the accounts work's audit log port). */
-export interface AuditEvent {
-  accountId: string;
-  type: string;
-  ip: string | null;
-  detail: string | null;
-  at: number;
-}
-
 export interface AdminAccountStore {
   /** Accounts whose e-mail contains `query` (already lower-case; empty for all), newest first. */
   searchAccounts(query: string, offset: number, limit: number): Promise<Account[]>;
+  /** The e-mails of these accounts, by id; ids without an account are left out. */
+  emailsOf(accountIds: string[]): Promise<Map<string, string>>;
+  // An operator's writes and their audit entries, each in one transaction: no change goes unaudited.
+  /** Appends the ledger entry (as `addCredit`) and `audit`. */
+  addCreditAudited(credit: Credit, audit: NewAuditEvent): Promise<{ balance: Nanos } | null>;
+  /** Applies the change (as `updateAccount`) and records `audit`; null, recording nothing, without such an account. */
+  updateAccountAudited(id: string, change: AccountChange, audit: NewAuditEvent): Promise<Account | null>;
+  /** Applies the change (as `updateModel`) and records what `audit` makes of the result; null, recording nothing, without such a model. */
+  updateModelAudited(id: string, change: ModelChange, audit: (model: Model) => NewAuditEvent): Promise<Model | null>;
 }
 
 export interface AdminPorts {
   store: AdminAccountStore & AccountStore & UserStore & KeyManagementStore & Pick<CheckoutStore, "listCheckouts">
-    & Pick<DashboardStore, "usageLogs"> & ModelStore;
-  recordAudit(event: AuditEvent): Promise<void>;
+    & Pick<DashboardStore, "usageLogs"> & ModelStore & AuditStore;
 }
 
 /** Who acts, from where and when: what every audit entry of a console write carries. */
@@ -80,11 +81,13 @@ const byOperator = (act: OperatorAct) => `by operator ${act.operator.email}`;
 /** `POST /admin/accounts/{email}/credits`: a ledger entry of exactly the amount, audited as `credits_granted`. */
 export async function grantCredits(ports: AdminPorts, act: OperatorAct, email: string, grant: Grant) {
   const account = await accountNamed(ports.store, email);
-  const result = await ports.store.addCredit({ accountId: account.id, amount: grant.amount, kind: grant.kind, note: grant.note, now: act.now });
-  await ports.recordAudit({
-    accountId: account.id, type: "credits_granted", ip: act.ip, at: act.now,
-    detail: `${grant.kind} of ${formatUsd(grant.amount, 9)} USD ${byOperator(act)}: ${grant.note}`,
-  });
+  const result = await ports.store.addCreditAudited(
+    { accountId: account.id, amount: grant.amount, kind: grant.kind, note: grant.note, now: act.now },
+    {
+      accountId: account.id, type: "credits_granted", ip: act.ip, at: act.now,
+      detail: `${grant.kind} of ${formatUsd(grant.amount, 9)} USD ${byOperator(act)}: ${grant.note}`,
+    },
+  );
   return {
     email: account.email,
     kind: grant.kind,
@@ -102,9 +105,12 @@ export async function grantCredits(ports: AdminPorts, act: OperatorAct, email: s
 export async function setBanned(ports: AdminPorts, act: OperatorAct, email: string, banned: boolean) {
   const account = await accountNamed(ports.store, email);
   if (banned && account.id === act.operator.id) throw new AppError("invalid_request_error", "You cannot ban your own account");
-  const updated = await ports.store.updateAccount(account.id, { bannedAt: banned ? (account.bannedAt ?? act.now) : null });
+  const updated = await ports.store.updateAccountAudited(
+    account.id,
+    { bannedAt: banned ? (account.bannedAt ?? act.now) : null },
+    { accountId: account.id, type: banned ? "banned" : "unbanned", ip: act.ip, at: act.now, detail: byOperator(act) },
+  );
   if (!updated) throw new AppError("not_found", "Account not found");
-  await ports.recordAudit({ accountId: account.id, type: banned ? "banned" : "unbanned", ip: act.ip, at: act.now, detail: byOperator(act) });
   return adminAccountView(updated);
 }
 
@@ -118,16 +124,34 @@ export async function catalogList(store: ModelStore) {
  * as `model_updated`, since a catalog change belongs to no customer account.
  */
 export async function editModel(ports: AdminPorts, act: OperatorAct, id: string, change: ModelChange) {
-  const model = await ports.store.updateModel(id, change);
-  if (!model) throw new AppError("not_found", "Model not found");
   const parts = [
     change.enabled === undefined ? null : change.enabled ? "enabled" : "disabled",
     change.inputPerMTok === undefined ? null : `input ${formatUsd(change.inputPerMTok, 4)} USD/1M`,
     change.outputPerMTok === undefined ? null : `output ${formatUsd(change.outputPerMTok, 4)} USD/1M`,
   ].filter((p) => p !== null);
-  await ports.recordAudit({
+  const model = await ports.store.updateModelAudited(id, change, (updated) => ({
     accountId: act.operator.id, type: "model_updated", ip: act.ip, at: act.now,
-    detail: `${model.id}: ${parts.join(", ")} ${byOperator(act)}`,
-  });
+    detail: `${updated.id}: ${parts.join(", ")} ${byOperator(act)}`,
+  }));
+  if (!model) throw new AppError("not_found", "Model not found");
   return catalogModelView(model);
+}
+
+/**
+ * `GET /admin/audit?page=N[&email=E]`: the audit log of every account (or of one), newest first,
+ * each event with the e-mail of the account it belongs to.
+ */
+export async function adminAuditPage(store: AdminPorts["store"], page: number, email: string | undefined) {
+  const accountId = email === undefined || email.trim() === "" ? null : (await accountNamed(store, email)).id;
+  // One row past the page tells whether another follows, as the account's own audit page does.
+  const found = await store.auditEvents(accountId, (page - 1) * AUDIT_PAGE_SIZE, AUDIT_PAGE_SIZE + 1);
+  const events = found.slice(0, AUDIT_PAGE_SIZE);
+  const emails = await store.emailsOf([...new Set(events.map((e) => e.accountId))]);
+  return {
+    page,
+    hasMore: found.length > AUDIT_PAGE_SIZE,
+    events: events.map((e) => ({
+      id: e.id, at: new Date(e.at).toISOString(), email: emails.get(e.accountId) ?? null, type: e.type, ip: e.ip, detail: e.detail,
+    })),
+  };
 }

@@ -1,6 +1,7 @@
 import type { AdminAccountStore } from "./admin-actions.ts";
 import type { AdminStatsStore } from "./admin-stats.ts";
 import type { AlertStore } from "./alerts.ts";
+import type { AuditStore } from "./audit.ts";
 import type { Model } from "./catalog.ts";
 import type { ModelSpendStore } from "./model-spend.ts";
 import type { CheckoutEventStore } from "./checkout-events.ts";
@@ -325,4 +326,5 @@ export interface AccountAudit {
 
 export type Store = ModelStore & HealthStore & AccountStore & KeyStore & RateLimitStore & DashboardStore
   & UserStore & SessionStore & KeyManagementStore & UsageExportStore & BillingStore
-  & CheckoutStore & CheckoutEventStore & AlertStore & AdminAccountStore & AdminStatsStore & ModelSpendStore & ReceiptStore;
+  & CheckoutStore & CheckoutEventStore & AlertStore & AuditStore & AdminAccountStore & AdminStatsStore & ModelSpendStore
+  & ReceiptStore;

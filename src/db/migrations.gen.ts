@@ -45,7 +45,15 @@ export const MIGRATIONS: Record<Dialect, Migration[]> = {
       ]
     },
     {
-      "tag": "0003_console",
+      "tag": "0003_accounts",
+      "statements": [
+        "CREATE TABLE `audit_events` (\n\t`id` text PRIMARY KEY NOT NULL,\n\t`account_id` text NOT NULL,\n\t`at` integer NOT NULL,\n\t`type` text NOT NULL,\n\t`ip` text,\n\t`detail` text\n);",
+        "CREATE INDEX `audit_events_account_idx` ON `audit_events` (`account_id`,`at`);",
+        "CREATE INDEX `audit_events_at_idx` ON `audit_events` (`at`);"
+      ]
+    },
+    {
+      "tag": "0004_console",
       "statements": [
         "ALTER TABLE `accounts` ADD `is_admin` integer DEFAULT 0 NOT NULL;",
         "ALTER TABLE `checkout_sessions` ADD `receipt_url` text;",
@@ -96,7 +104,15 @@ export const MIGRATIONS: Record<Dialect, Migration[]> = {
       ]
     },
     {
-      "tag": "0003_console",
+      "tag": "0003_accounts",
+      "statements": [
+        "CREATE TABLE \"audit_events\" (\n\t\"id\" text PRIMARY KEY NOT NULL,\n\t\"account_id\" text NOT NULL,\n\t\"at\" bigint NOT NULL,\n\t\"type\" text NOT NULL,\n\t\"ip\" text,\n\t\"detail\" text\n);",
+        "CREATE INDEX \"audit_events_account_idx\" ON \"audit_events\" USING btree (\"account_id\",\"at\");",
+        "CREATE INDEX \"audit_events_at_idx\" ON \"audit_events\" USING btree (\"at\");"
+      ]
+    },
+    {
+      "tag": "0004_console",
       "statements": [
         "ALTER TABLE \"accounts\" ADD COLUMN \"is_admin\" bigint DEFAULT 0 NOT NULL;",
         "ALTER TABLE \"checkout_sessions\" ADD COLUMN \"receipt_url\" text;",

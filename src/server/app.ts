@@ -54,8 +54,7 @@ export function createApp(deps: AppDeps, leases = new LeaseKeeper(deps.store, de
     .use(authRoutes(deps))
     .use(accountRoutes(deps))
     .use(dashboardApiRoutes(deps))
-    // TODO(audit): the accounts branch's audit log port replaces this no-op once merged.
-    .use(adminRoutes(deps, async () => {}))
+    .use(adminRoutes(deps))
     .use(dashboardRoutes(deps))
     .use(keyRoutes(deps))
     .use(settingsRoutes(deps))

@@ -16,6 +16,7 @@ const ENDPOINTS: [string, string, unknown][] = [
   ["GET", "/admin/stats", undefined],
   ["GET", "/admin/models", undefined],
   ["PATCH", "/admin/models/gpt-4o", { enabled: true }],
+  ["GET", "/admin/audit", undefined],
 ];
 
 describeEachDialect("the console's endpoints: who may use them", (dialect) => {
@@ -63,6 +64,7 @@ describeEachDialect("the console's endpoints: who may use them", (dialect) => {
       ["POST", "/admin/stats", "GET"],
       ["POST", "/admin/models", "GET"],
       ["GET", "/admin/models/gpt-4o", "PATCH"],
+      ["DELETE", "/admin/audit", "GET"],
     ])("%s %s is 405 with Allow: %s", async (method, path, allow) => {
       const res = await request(gateway().url, method, path);
       expect({ status: res.status, allow: res.headers.get("allow") }).toEqual({ status: 405, allow });

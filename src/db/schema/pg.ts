@@ -165,3 +165,17 @@ export const alertOutbox = pgTable("alert_outbox", {
   sentAt: bigint("sent_at"),
   lastError: text("last_error"),
 }, (t) => [index("alert_outbox_pending_idx").on(t.sentAt, t.nextAttemptAt)]);
+
+// Security events per account (sign-ins, password and 2FA changes, keys, credits, bans), kept for
+// the account's owner and the operator. `detail` is a short human sentence, never a secret.
+export const auditEvents = pgTable("audit_events", {
+  id: text("id").primaryKey(),
+  accountId: text("account_id").notNull(),
+  at: bigint("at").notNull(),
+  type: text("type").notNull(),
+  ip: text("ip"),
+  detail: text("detail"),
+}, (t) => [
+  index("audit_events_account_idx").on(t.accountId, t.at),
+  index("audit_events_at_idx").on(t.at),
+]);

@@ -1,11 +1,23 @@
 import type { AdminAccountStore } from "../../core/admin-actions.ts";
+import type { NewAuditEvent } from "../../core/audit.ts";
 import type { AdminStatsStore, DayCredits, DayUsage, ModelUsage } from "../../core/admin-stats.ts";
 import { DAY_MS } from "../../core/dashboard.ts";
 import { nanos } from "../../core/money.ts";
 import type { Account } from "../../core/store.ts";
 import type { Database } from "../database.ts";
 import { big, int, rows, type Work } from "../sql.ts";
+import { appendLedger } from "./accounts.ts";
+import { recordAudit } from "./audit.ts";
+import { updateModel } from "./models.ts";
 import { ACCOUNT_COLUMNS, toAccount } from "./rows.ts";
+import { updateAccount } from "./users.ts";
+
+/** Runs `work` and, when it found what it changes (not null), records its audit event in the same transaction. */
+function* audited<T>(work: Work<T | null>, audit: (result: T) => NewAuditEvent): Work<T | null> {
+  const result = yield* work;
+  if (result !== null) yield* recordAudit(audit(result));
+  return result;
+}
 
 // The operator console's reads, over every account. Times are integer epoch milliseconds on
 // both dialects, so integer division gives the UTC day.
@@ -19,6 +31,12 @@ function* searchAccounts(query: string, offset: number, limit: number): Work<Acc
     pattern, limit, offset,
   );
   return found.map(toAccount);
+}
+
+function* emailsOf(accountIds: string[]): Work<Map<string, string>> {
+  if (accountIds.length === 0) return new Map();
+  const found = yield* rows(`SELECT id, email FROM accounts WHERE id IN (${accountIds.map(() => "?").join(", ")})`, ...accountIds);
+  return new Map(found.map((r) => [r.id as string, r.email as string]));
 }
 
 function* creditsByDay(since: number): Work<DayCredits[]> {
@@ -62,6 +80,10 @@ function* inflightByModel(): Work<{ model: string; requests: number }[]> {
 
 export const adminStore = (db: Database): AdminAccountStore & AdminStatsStore => ({
   searchAccounts: (query, offset, limit) => db.run(searchAccounts(query, offset, limit)),
+  emailsOf: (accountIds) => db.run(emailsOf(accountIds)),
+  addCreditAudited: (credit, audit) => db.transaction(audited(appendLedger(credit), () => audit)),
+  updateAccountAudited: (id, change, audit) => db.transaction(audited(updateAccount(id, change), () => audit)),
+  updateModelAudited: (id, change, audit) => db.transaction(audited(updateModel(id, change), audit)),
   creditsByDay: (since) => db.run(creditsByDay(since)),
   usageByDay: (since) => db.run(usageByDay(since)),
   usageByModel: (since) => db.run(usageByModel(since)),

@@ -4,6 +4,7 @@ import { first } from "../sql.ts";
 import { accountStore } from "./accounts.ts";
 import { adminStore } from "./admin.ts";
 import { alertStore } from "./alerts.ts";
+import { auditStore } from "./audit.ts";
 import { billingStore } from "./billing.ts";
 import { checkoutStore } from "./checkout.ts";
 import { dashboardStore } from "./dashboard.ts";
@@ -32,6 +33,7 @@ export function createStore(db: Database): Store {
     ...checkoutEventStore(db),
     ...alertStore(db),
     ...adminStore(db),
+    ...auditStore(db),
     ping: async () => {
       await db.run(first("SELECT 1 AS ok"));
     },

@@ -58,7 +58,7 @@ const ACCOUNT_CHANGE_COLUMNS = {
   isAdmin: "is_admin",
 } as const;
 
-function* updateAccount(id: string, change: AccountChange): Work<Account | null> {
+export function* updateAccount(id: string, change: AccountChange): Work<Account | null> {
   // Flags are 0/1 integers on both dialects.
   const set = setClause({ ...change, isAdmin: change.isAdmin === undefined ? undefined : change.isAdmin ? 1 : 0 }, ACCOUNT_CHANGE_COLUMNS);
   if (set.sql === "") return yield* getAccount(id);

@@ -1,9 +1,10 @@
 import { Elysia } from "elysia";
 import { parseAccountQuery, parseGrant, parseModelChange, parsePage, requireOperator, ADMIN_PAGES } from "../../core/admin.ts";
 import {
-  accountDetail, catalogList, editModel, grantCredits, searchAccounts, setBanned, type AdminPorts, type OperatorAct,
+  accountDetail, adminAuditPage, catalogList, editModel, grantCredits, searchAccounts, setBanned, type AdminPorts, type OperatorAct,
 } from "../../core/admin-actions.ts";
 import { adminStats, parseStatsDays } from "../../core/admin-stats.ts";
+import { parseAuditPage } from "../../core/audit.ts";
 import type { AppDeps } from "../app.ts";
 import { clientIp } from "../client-ip.ts";
 import { json, methodNotAllowed, plainError } from "../http.ts";
@@ -16,9 +17,9 @@ type Server = Parameters<typeof clientIp>[1];
  * The operator console's JSON endpoints (`/dashboard/admin` reads them). Session only: 401
  * without a session, 403 for an account that is not an operator; every write is audited.
  */
-export const adminRoutes = (deps: AppDeps, recordAudit: AdminPorts["recordAudit"]) => {
+export const adminRoutes = (deps: AppDeps) => {
   const { store, now, config } = deps;
-  const ports: AdminPorts = { store, recordAudit };
+  const ports: AdminPorts = { store };
   const act = (session: Session, request: Request, server: Server): OperatorAct => ({
     operator: requireOperator(session), ip: clientIp(request, server, config.trustProxy), now: now(),
   });
@@ -32,6 +33,7 @@ export const adminRoutes = (deps: AppDeps, recordAudit: AdminPorts["recordAudit"
     .all("/admin/stats", methodNotAllowed(plainError, "GET"))
     .all("/admin/models", methodNotAllowed(plainError, "GET"))
     .all("/admin/models/:id", methodNotAllowed(plainError, "PATCH"))
+    .all("/admin/audit", methodNotAllowed(plainError, "GET"))
     .use(sessionPlugin(deps))
     .get("/admin/accounts", async ({ session, query }) => {
       requireOperator(session);
@@ -58,6 +60,10 @@ export const adminRoutes = (deps: AppDeps, recordAudit: AdminPorts["recordAudit"
     .get("/admin/models", async ({ session }) => {
       requireOperator(session);
       return json(await catalogList(store));
+    })
+    .get("/admin/audit", async ({ session, query }) => {
+      requireOperator(session);
+      return json(await adminAuditPage(store, parseAuditPage(query.page), query.email));
     })
     .patch("/admin/models/:id", async ({ session, params, request, server }) => {
       const by = act(session, request, server);

@@ -1,5 +1,6 @@
 import { Elysia } from "elysia";
 import { parseStatsDays } from "../../core/admin-stats.ts";
+import { auditPage, parseAuditPage } from "../../core/audit.ts";
 import { signedInAccount } from "../../core/auth.ts";
 import { parseUsagePage, spendSummary, usagePage } from "../../core/dashboard.ts";
 import { MESSAGES } from "../../core/errors.ts";
@@ -10,11 +11,11 @@ import type { AppDeps } from "../app.ts";
 import { json, methodNotAllowed, plainError } from "../http.ts";
 import { sessionPlugin, type Session } from "../session.ts";
 
-const READS = ["/account/usage", "/account/spend", "/account/spend/models", "/account/purchases"];
+const READS = ["/account/usage", "/account/spend", "/account/spend/models", "/account/purchases", "/account/audit"];
 
 /**
  * The dashboard's reads beyond the spec's endpoints: the usage table and its filters, spend over
- * time (in all and per model) and the purchases. Same session rules as `GET /account`.
+ * time (in all and per model), the purchases and the audit log. Same session rules as `GET /account`.
  */
 export const dashboardApiRoutes = (deps: AppDeps) => {
   const { store, now } = deps;
@@ -32,5 +33,10 @@ export const dashboardApiRoutes = (deps: AppDeps) => {
       const { id } = account(session);
       return json(await modelSpend(store, id, parseStatsDays(query.days), now()));
     })
-    .get("/account/purchases", async ({ session }) => json(await purchaseList(store, account(session).id)));
+    .get("/account/purchases", async ({ session }) => json(await purchaseList(store, account(session).id)))
+    // The account's own security events, newest first: `{page, hasMore, events}`.
+    .get("/account/audit", async ({ session, query }) => {
+      const { id } = account(session);
+      return json(await auditPage(store, id, parseAuditPage(query.page)));
+    });
 };
