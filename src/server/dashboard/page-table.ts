@@ -6,14 +6,23 @@ export interface PageSpec {
   title: string;
   /** Shown only to a signed-in user; others are sent to the sign-in page, and back after it. */
   signedIn: boolean;
+  /** The operator console's pages: other signed-in accounts are answered 403. */
+  operator?: boolean;
 }
 
 export const PAGES = {
   overview: { path: "/dashboard", title: "Overview", signedIn: true },
   keys: { path: "/dashboard/keys", title: "API keys", signedIn: true },
   usage: { path: "/dashboard/usage", title: "Usage", signedIn: true },
+  models: { path: "/dashboard/models", title: "Models", signedIn: true },
+  estimator: { path: "/dashboard/estimator", title: "Estimator", signedIn: true },
+  purchases: { path: "/dashboard/purchases", title: "Purchases", signedIn: true },
   topup: { path: "/dashboard/topup", title: "Top up", signedIn: true },
   settings: { path: "/dashboard/settings", title: "Settings", signedIn: true },
+  admin: { path: "/dashboard/admin", title: "Console", signedIn: true, operator: true },
+  adminAccounts: { path: "/dashboard/admin/accounts", title: "Accounts", signedIn: true, operator: true },
+  adminCatalog: { path: "/dashboard/admin/catalog", title: "Catalog", signedIn: true, operator: true },
+  adminAudit: { path: "/dashboard/admin/audit", title: "Audit log", signedIn: true, operator: true },
   signin: { path: "/dashboard/signin", title: "Sign in", signedIn: false },
   signup: { path: "/dashboard/signup", title: "Create an account", signedIn: false },
 } as const satisfies Record<string, PageSpec>;
@@ -21,6 +30,9 @@ export const PAGES = {
 export type PageName = keyof typeof PAGES;
 
 export const PAGE_NAMES = Object.keys(PAGES) as PageName[];
+
+/** Whether a page belongs to the operator console. */
+export const isConsolePage = (name: PageName): boolean => (PAGES[name] as PageSpec).operator === true;
 
 export const isPageName = (value: unknown): value is PageName =>
   typeof value === "string" && Object.hasOwn(PAGES, value);

@@ -8,7 +8,14 @@ import { isPageName, type PageName } from "../page-table.ts";
 import { call } from "./api.ts";
 import { h } from "./dom.ts";
 import { pageUrl } from "./env.ts";
+import { renderAdmin } from "./pages/admin.ts";
+import { renderAdminAccounts } from "./pages/admin-accounts.ts";
+import { renderAdminAudit } from "./pages/admin-audit.ts";
+import { renderAdminCatalog } from "./pages/admin-catalog.ts";
+import { renderEstimator } from "./pages/estimator.ts";
 import { renderKeys } from "./pages/keys.ts";
+import { renderModels } from "./pages/models.ts";
+import { renderPurchases } from "./pages/purchases.ts";
 import { renderOverview } from "./pages/overview.ts";
 import { renderSettings } from "./pages/settings.ts";
 import { renderSignIn } from "./pages/sign-in.ts";
@@ -19,8 +26,15 @@ const RENDERERS: Record<PageName, (root: HTMLElement, data: never) => Promise<vo
   overview: renderOverview,
   keys: renderKeys,
   usage: renderUsage,
+  models: renderModels,
+  estimator: renderEstimator,
+  purchases: renderPurchases,
   topup: renderTopUp,
   settings: renderSettings,
+  admin: renderAdmin,
+  adminAccounts: renderAdminAccounts,
+  adminCatalog: renderAdminCatalog,
+  adminAudit: renderAdminAudit,
   signin: (root) => renderSignIn(root, "signin"),
   signup: (root) => renderSignIn(root, "signup"),
 };
