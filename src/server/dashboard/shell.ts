@@ -16,7 +16,8 @@ const jsonIsland = (data: unknown): string => JSON.stringify(data).replaceAll("<
  * An operator also gets a link across to the other part; other accounts never see the console's.
  */
 const navigation = (basePath: string, current: PageName, operator: boolean): string => {
-  const inConsole = isConsolePage(current);
+  // A customer sent to a console page (answered 403) sees their own navigation, never the console's.
+  const inConsole = operator && isConsolePage(current);
   const link = (name: PageName, label: string = PAGES[name].title) => {
     const currentAttr = name === current ? ' aria-current="page"' : "";
     return `<li><a href="${escapeHtml(basePath + PAGES[name].path)}"${currentAttr}>${escapeHtml(label)}</a></li>`;
