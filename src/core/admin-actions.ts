@@ -38,6 +38,8 @@ export interface OperatorAct {
   now: number;
 }
 
+const CONTROL = /\p{Cc}/u;
+
 /** Usage logs shown on an account's console page. */
 const RECENT_USAGE = 20;
 
@@ -55,7 +57,8 @@ export async function searchAccounts(store: AdminAccountStore, query: string, pa
 
 /** The account named in a console path, or 404. */
 export async function accountNamed(store: AccountStore, email: string): Promise<Account> {
-  const account = await store.findAccountByEmail(email.trim().toLowerCase());
+  // No stored e-mail holds a control character, and Postgres cannot even compare a NUL.
+  const account = CONTROL.test(email) ? null : await store.findAccountByEmail(email.trim().toLowerCase());
   if (!account) throw new AppError("not_found", "Account not found");
   return account;
 }
@@ -129,7 +132,7 @@ export async function editModel(ports: AdminPorts, act: OperatorAct, id: string,
     change.inputPerMTok === undefined ? null : `input ${formatUsd(change.inputPerMTok, 4)} USD/1M`,
     change.outputPerMTok === undefined ? null : `output ${formatUsd(change.outputPerMTok, 4)} USD/1M`,
   ].filter((p) => p !== null);
-  const model = await ports.store.updateModelAudited(id, change, (updated) => ({
+  const model = CONTROL.test(id) ? null : await ports.store.updateModelAudited(id, change, (updated) => ({
     accountId: act.operator.id, type: "model_updated", ip: act.ip, at: act.now,
     detail: `${updated.id}: ${parts.join(", ")} ${byOperator(act)}`,
   }));

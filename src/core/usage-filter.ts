@@ -24,6 +24,8 @@ function dayStart(field: string, raw: string): number {
 }
 
 const present = (raw: string | undefined): raw is string => raw !== undefined && raw !== "";
+// No key id or model ID holds one, and Postgres cannot even compare a NUL.
+const CONTROL = /\p{Cc}/u;
 
 /**
  * The filters of `GET /account/usage`: `key` (a key's id), `model` (a catalog ID), `status`
@@ -32,11 +34,12 @@ const present = (raw: string | undefined): raw is string => raw !== undefined &&
 export function parseUsageFilter(query: Record<string, string | undefined>): UsageFilter {
   const filter: UsageFilter = {};
   if (present(query.key)) {
-    if (query.key.length > 64) throw invalid("key must be a key's id");
+    if (query.key.length > 64 || CONTROL.test(query.key)) throw invalid("key must be a key's id");
     filter.keyId = query.key;
   }
   if (present(query.model)) {
     if (query.model.length > 128) throw invalid("model must be at most 128 characters");
+    if (CONTROL.test(query.model)) throw invalid("model must not contain control characters");
     filter.model = query.model;
   }
   if (present(query.status)) {

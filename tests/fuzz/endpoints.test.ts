@@ -14,6 +14,7 @@ import { openBooks, type Books } from "../support/books.ts";
 import { postChat } from "../support/chat.ts";
 import { createTestDatabase, describeEachDialect, type TestDatabase } from "../support/databases.ts";
 import { providerEnv, startFakeUpstream } from "../support/fake-upstream.ts";
+import { signInOperator } from "../support/operator.ts";
 import { PASSWORD, signUpUser, type Browser } from "../support/session.ts";
 
 // Some thousands of requests per dialect against one process: seconds, not minutes; room for a loaded machine.
@@ -105,6 +106,7 @@ describeEachDialect("fuzzing a running gateway", (dialect) => {
   let gateway: ServeProcess;
   let chatSecret: string;
   let user: Browser;
+  let operator: Browser;
   let secrets: string[];
 
   beforeAll(async () => {
@@ -114,6 +116,7 @@ describeEachDialect("fuzzing a running gateway", (dialect) => {
     books = openBooks(testDb.url);
     chatSecret = (await fundedKey(books.store, "100000")).secret;
     user = await signUpUser(gateway.url);
+    operator = await signInOperator(gateway.url, books.store);
     secrets = [
       ...Object.values(providerEnv(fake)).filter((v) => v.startsWith("sk-")),
       ...Object.values(STRIPE),
@@ -121,6 +124,7 @@ describeEachDialect("fuzzing a running gateway", (dialect) => {
       chatSecret,
       PASSWORD,
       user.cookie.slice("gw_session=".length),
+      operator.cookie.slice("gw_session=".length),
       new URL(testDb.url).pathname, // the database file or name
     ];
   });
@@ -191,14 +195,26 @@ describeEachDialect("fuzzing a running gateway", (dialect) => {
     ["DELETE", "/keys/:id/revoke"], ["DELETE", "/keys/:id"], ["PATCH", "/settings/alert-threshold"],
     ["PATCH", "/settings/spend-safety-limit"], ["GET", "/usage/export"], ["POST", "/checkout"], ["POST", "/webhooks/stripe"],
     ["GET", "/models"], ["GET", "/health"], ["GET", "/dashboard"], ["GET", "/dashboard/keys"], ["GET", "/dashboard/signin"],
+    // The dashboard's newer reads and the operator console (`:id` stands for an e-mail or a model there).
+    ["GET", "/account/spend/models"], ["GET", "/account/purchases"], ["GET", "/account/audit"], ["GET", "/admin/accounts"],
+    ["GET", "/admin/accounts/:id"], ["POST", "/admin/accounts/:id/credits"], ["POST", "/admin/accounts/:id/ban"],
+    ["POST", "/admin/accounts/:id/unban"], ["GET", "/admin/stats"], ["GET", "/admin/models"], ["PATCH", "/admin/models/:id"],
+    ["GET", "/admin/audit"], ["GET", "/dashboard/models"], ["GET", "/dashboard/usage"], ["GET", "/dashboard/purchases"],
+    ["GET", "/dashboard/admin"], ["GET", "/dashboard/admin/accounts"], ["GET", "/dashboard/admin/catalog"],
   ];
+  // The query parameters the endpoints read, with anything as their value; or anything at all.
+  const QUERY_PARAMS = ["page", "q", "days", "email", "key", "model", "status", "from", "to"];
+  const query = fc.oneof(
+    printable.map((t) => `?${encodeURIComponent(t)}=${encodeURIComponent(t)}`),
+    fc.tuple(fc.constantFrom(...QUERY_PARAMS), fc.oneof(printable, hostileText.filter((t) => t.isWellFormed()))).map(([name, value]) => `?${name}=${encodeURIComponent(value)}`),
+  );
   const request = fc.record({
     endpoint: fc.constantFrom(...ENDPOINTS),
     otherMethod: optional(fc.constantFrom("GET", "POST", "PUT", "PATCH", "DELETE", "OPTIONS", "HEAD")),
     id: keyId,
-    query: optional(printable.map((t) => `?${encodeURIComponent(t)}=${encodeURIComponent(t)}`)),
+    query: optional(query),
     body: optional(fc.oneof(anyJson.map((v) => JSON.stringify(v)), rawBody)),
-    signedIn: fc.boolean(),
+    signedIn: fc.constantFrom("no", "user", "operator"),
     cookie: optional(printable),
     origin: optional(fc.oneof(fc.constantFrom("null", "https://evil.example"), printable)),
     contentType: optional(fc.oneof(fc.constant("application/json"), printable)),
@@ -213,7 +229,7 @@ describeEachDialect("fuzzing a running gateway", (dialect) => {
         const path = pattern.replace(":id", r.id);
         const headers: Record<string, string> = {};
         // Signing out with the suite's own session would end it for the cases that follow.
-        if (r.signedIn && path !== "/auth/logout") headers.cookie = user.cookie;
+        if (r.signedIn !== "no" && path !== "/auth/logout") headers.cookie = (r.signedIn === "user" ? user : operator).cookie;
         else if (r.cookie !== undefined) headers.cookie = r.cookie;
         if (r.origin !== undefined) headers.origin = r.origin;
         if (r.contentType !== undefined) headers["content-type"] = r.contentType;

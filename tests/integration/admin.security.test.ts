@@ -54,6 +54,20 @@ describeEachDialect("the console's endpoints: who may use them", (dialect) => {
     expect((await gateway().store.findAccountByEmail(customer.email))?.bannedAt).toBeNull();
   });
 
+  // Postgres cannot compare a NUL; the gateway must answer before the database is asked.
+  test.each([
+    ["GET", "/admin/accounts/%00", undefined, 404],
+    ["POST", "/admin/accounts/a%00b/ban", undefined, 404],
+    ["PATCH", "/admin/models/gpt%00", { enabled: true }, 404],
+    ["GET", "/admin/audit?email=%00", undefined, 404],
+    ["GET", "/admin/accounts?q=%00", undefined, 400],
+    ["GET", "/account/usage?model=%00", undefined, 400],
+    ["GET", "/account/usage?key=%00", undefined, 400],
+  ])("%s %s with a NUL is %d, not a 500", async (method, path, body, status) => {
+    const operator = await signInOperator(gateway().url, gateway().store);
+    expect((await operator.send(method, path, body)).status).toBe(status);
+  });
+
   describe("methods", () => {
     test.each([
       ["DELETE", "/admin/accounts", "GET"],
