@@ -88,7 +88,7 @@ function byProvider(models: ModelUsage[], catalog: Map<string, Model>) {
  * sold, granted and spent and the requests and errors; per model and per provider over the same
  * days the spend, requests, errors and mean latency (busiest first); and the requests in flight now.
  */
-export async function adminStats(store: AdminStatsStore, catalog: Model[], days: number, now: number) {
+export async function adminStats(store: AdminStatsStore, catalog: readonly Model[], days: number, now: number) {
   const today = Math.floor(now / DAY_MS);
   const firstDay = today - days + 1;
   const since = firstDay * DAY_MS;
