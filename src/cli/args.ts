@@ -1,7 +1,8 @@
 // Arguments several commands read: an account named by e-mail, and USD flags.
 import { parseEmail } from "../core/auth.ts";
 import { parseUsd, type Nanos } from "../core/money.ts";
-import type { Account, Store } from "../core/store.ts";
+import type { Account } from "../core/store.ts";
+import type { Store } from "../core/ports.ts";
 import { CliError } from "./output.ts";
 
 /** The account with this e-mail (normalized as sign-in does), or a CLI error naming it. */

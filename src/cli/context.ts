@@ -1,5 +1,5 @@
 import { loadConfig, type Config, type ConfigOverrides } from "../config.ts";
-import type { Store } from "../core/store.ts";
+import type { Store } from "../core/ports.ts";
 import { openDatabase, type Database } from "../db/database.ts";
 import { migrate } from "../db/migrate.ts";
 import { createStore } from "../db/store/index.ts";

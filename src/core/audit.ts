@@ -19,6 +19,8 @@ export const AUDIT_EVENT_TYPES = [
   "credits_granted",
   "banned",
   "unbanned",
+  // An operator's catalog edit (enable, disable, prices), recorded on the operator's own account.
+  "model_updated",
 ] as const;
 
 export type AuditEventType = (typeof AUDIT_EVENT_TYPES)[number];

@@ -23,6 +23,8 @@ export interface CheckoutRecord {
   createdAt: number;
   expiresAt: number;
   paidAt: number | null;
+  /** Stripe's receipt for the payment; null until Stripe gives one. */
+  receiptUrl: string | null;
 }
 
 export interface CheckoutHold {
@@ -51,6 +53,11 @@ export interface CheckoutStore {
   dropCheckoutHold(holdId: string): Promise<void>;
   /** The account's checkout sessions, newest first; only the paid ones when `paidOnly`. */
   listCheckouts(accountId: string, options: { paidOnly: boolean }): Promise<CheckoutRecord[]>;
+}
+
+export interface ReceiptStore {
+  /** Keeps Stripe's receipt link of a paid session. */
+  setReceiptUrl(sessionId: string, url: string): Promise<void>;
 }
 
 export interface NewHostedCheckout {

@@ -1,6 +1,8 @@
 import { AppError } from "./errors.ts";
 import { formatUsd, ZERO, type Nanos } from "./money.ts";
 import type { UsageExportRow } from "./usage-export.ts";
+import type { UsageFilter } from "./usage-filter.ts";
+import { DAY_MS } from "./time.ts";
 
 // The dashboard's own reads: the usage table, and spend over time for the overview.
 
@@ -11,7 +13,6 @@ export const USAGE_PAGES = 1_000 / USAGE_PAGE_SIZE;
 /** Days in the overview's chart, today (UTC) included. */
 const SPEND_CHART_DAYS = 30;
 
-export const DAY_MS = 24 * 60 * 60 * 1000;
 
 /** A usage log with what the table shows beside it: the key that made the request, and why it failed. */
 export interface UsageLogEntry extends UsageExportRow {
@@ -29,8 +30,8 @@ export interface DaySpend {
 }
 
 export interface DashboardStore {
-  /** The account's usage logs, newest first, skipping the `offset` newest. */
-  usageLogs(accountId: string, offset: number, limit: number): Promise<UsageLogEntry[]>;
+  /** The account's usage logs (those `filter` lets through), newest first, skipping the `offset` newest. */
+  usageLogs(accountId: string, offset: number, limit: number, filter?: UsageFilter): Promise<UsageLogEntry[]>;
   /** Spend and requests per UTC day since `since` (epoch ms, a day's start); days without usage are left out. */
   spendByDay(accountId: string, since: number): Promise<DaySpend[]>;
   /** Spend and requests since `since` (epoch ms). */
@@ -50,7 +51,7 @@ export function parseUsagePage(raw: string | undefined): number {
 const iso = (ms: number): string => new Date(ms).toISOString();
 
 /** A usage log as the table reads it: the exact charge to the nano-USD, as in the CSV. */
-const usageLogView = (log: UsageLogEntry) => ({
+export const usageLogView = (log: UsageLogEntry) => ({
   id: log.id,
   createdAt: iso(log.createdAt),
   model: log.model,
@@ -65,10 +66,13 @@ const usageLogView = (log: UsageLogEntry) => ({
   error: log.error,
 });
 
-/** `GET /account/usage?page=N`: one page of the latest usage logs, and whether an older page follows. */
-export async function usagePage(store: DashboardStore, accountId: string, page: number) {
+/**
+ * `GET /account/usage?page=N` and its filters: one page of the latest usage logs that match,
+ * and whether an older page follows.
+ */
+export async function usagePage(store: DashboardStore, accountId: string, page: number, filter: UsageFilter = {}) {
   // One row past the page tells whether another page exists, without counting them all.
-  const found = await store.usageLogs(accountId, (page - 1) * USAGE_PAGE_SIZE, USAGE_PAGE_SIZE + 1);
+  const found = await store.usageLogs(accountId, (page - 1) * USAGE_PAGE_SIZE, USAGE_PAGE_SIZE + 1, filter);
   return {
     page,
     pageSize: USAGE_PAGE_SIZE,

@@ -23,6 +23,8 @@ export interface Account {
   totpEnabledAt: number | null;
   /** Where the account signed up (null for CLI-made accounts); the free credits' per-IP bound counts it. */
   signupIp: string | null;
+  /** An operator: may use the console (`/dashboard/admin`, `/admin/...`). */
+  isAdmin: boolean;
 }
 
 export interface ApiKey {

@@ -1,15 +1,6 @@
-import type { AlertStore } from "./alerts.ts";
-import type { BillingStore } from "./billing-store.ts";
 import type { Account, ApiKey } from "./entities.ts";
-import type { AccountSecurityStore } from "./account-store.ts";
-import type { AuditStore } from "./audit.ts";
-import type { SessionStore } from "./auth-session.ts";
 import type { Model } from "./catalog.ts";
-import type { CheckoutEventStore } from "./checkout-events.ts";
-import type { CheckoutStore } from "./checkout.ts";
-import type { DashboardStore } from "./dashboard.ts";
 import type { Nanos } from "./money.ts";
-import type { UsageExportStore } from "./usage-export.ts";
 
 // The ports through which core and the adapters reach storage. src/db implements them for
 // SQLite and Postgres; every method is one atomic step.
@@ -29,7 +20,7 @@ export interface ModelStore {
   updateModel(id: string, change: ModelChange): Promise<Model | null>;
 }
 
-interface HealthStore {
+export interface HealthStore {
   /** Resolves when the database answers a trivial query. */
   ping(): Promise<void>;
 }
@@ -45,6 +36,8 @@ export interface NewAccount {
   passwordHash: string | null;
   /** Credits granted in the same transaction (sign-up bonus, or the CLI's --credits). */
   initialCredits?: { amount: Nanos; note: string };
+  /** Made an operator at creation (`gateway users create --admin`). */
+  isAdmin?: boolean;
   now: number;
 }
 
@@ -124,6 +117,7 @@ export interface AccountChange {
   spendLimit?: Nanos | null;
   bannedAt?: number | null;
   deletedAt?: number;
+  isAdmin?: boolean;
 }
 
 export interface UserStore {
@@ -168,6 +162,4 @@ export interface KeyManagementStore {
 
 // The chat path's billing ports live beside their feature; named here too for the store's users.
 export type { AccountAudit, BillingStore, NewReservation, ReservationOutcome, Release, Settlement } from "./billing-store.ts";
-export type Store = ModelStore & HealthStore & AccountStore & KeyStore & RateLimitStore & DashboardStore
-  & UserStore & SessionStore & KeyManagementStore & UsageExportStore & BillingStore
-  & CheckoutStore & CheckoutEventStore & AlertStore & AuditStore & AccountSecurityStore;
+

@@ -73,6 +73,14 @@ export const MIGRATIONS: Record<Dialect, Migration[]> = {
       "statements": [
         "ALTER TABLE `models` ADD `cached_input_nanos_per_mtok` integer;"
       ]
+    },
+    {
+      "tag": "0005_dapper_moon_knight",
+      "statements": [
+        "ALTER TABLE `accounts` ADD `is_admin` integer DEFAULT 0 NOT NULL;",
+        "ALTER TABLE `checkout_sessions` ADD `receipt_url` text;",
+        "CREATE INDEX `usage_logs_created_idx` ON `usage_logs` (`created_at`);"
+      ]
     }
   ],
   "postgres": [
@@ -145,6 +153,14 @@ export const MIGRATIONS: Record<Dialect, Migration[]> = {
       "tag": "0004_broad_junta",
       "statements": [
         "ALTER TABLE \"models\" ADD COLUMN \"cached_input_nanos_per_mtok\" bigint;"
+      ]
+    },
+    {
+      "tag": "0005_low_katie_power",
+      "statements": [
+        "ALTER TABLE \"accounts\" ADD COLUMN \"is_admin\" bigint DEFAULT 0 NOT NULL;",
+        "ALTER TABLE \"checkout_sessions\" ADD COLUMN \"receipt_url\" text;",
+        "CREATE INDEX \"usage_logs_created_idx\" ON \"usage_logs\" USING btree (\"created_at\");"
       ]
     }
   ]

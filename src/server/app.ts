@@ -12,6 +12,7 @@ import { chatRoutes } from "./routes/chat.ts";
 import { openAiModelRoutes } from "./routes/openai-models.ts";
 import { accountRoutes } from "./routes/account.ts";
 import { accountSecurityRoutes } from "./routes/account-security.ts";
+import { adminRoutes } from "./routes/admin.ts";
 import { authRoutes } from "./routes/auth.ts";
 import { checkoutRoutes } from "./routes/checkout.ts";
 import { dashboardApiRoutes } from "./routes/dashboard-api.ts";
@@ -54,6 +55,7 @@ export function createApp(deps: AppDeps, leases = new LeaseKeeper(deps.store, de
     .use(accountRoutes(deps))
     .use(accountSecurityRoutes(deps))
     .use(dashboardApiRoutes(deps))
+    .use(adminRoutes(deps))
     .use(dashboardRoutes(deps))
     .use(keyRoutes(deps))
     .use(settingsRoutes(deps))

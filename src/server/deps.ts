@@ -1,5 +1,5 @@
 import type { Config } from "../config.ts";
-import type { Store } from "../core/store.ts";
+import type { Store } from "../core/ports.ts";
 import type { Logger } from "./log.ts";
 import type { Metrics } from "./observability/metrics.ts";
 

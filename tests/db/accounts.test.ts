@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { nanos } from "../../src/core/money.ts";
-import type { FreeCreditOffer, NewKey, Store } from "../../src/core/store.ts";
+import type { FreeCreditOffer, NewKey } from "../../src/core/store.ts";
+import type { Store } from "../../src/core/ports.ts";
 import { openDatabase, type Database } from "../../src/db/database.ts";
 import { migrate } from "../../src/db/migrate.ts";
 import { first, int } from "../../src/db/sql.ts";

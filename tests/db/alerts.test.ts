@@ -1,6 +1,7 @@
 import { beforeAll, beforeEach, describe, expect, test } from "bun:test";
 import { parseUsd, type Nanos } from "../../src/core/money.ts";
-import type { Account, Store } from "../../src/core/store.ts";
+import type { Account } from "../../src/core/store.ts";
+import type { Store } from "../../src/core/ports.ts";
 import type { Database } from "../../src/db/database.ts";
 import { exec, first, int, rows } from "../../src/db/sql.ts";
 import { startAlertSender } from "../../src/server/alerts/sender.ts";

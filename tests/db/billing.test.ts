@@ -1,7 +1,8 @@
 import { beforeAll, describe, expect, test } from "bun:test";
 import { generateKeySecret, hashKey, keyPrefix } from "../../src/core/keys.ts";
 import { parseUsd, type Nanos } from "../../src/core/money.ts";
-import type { NewKey, Store } from "../../src/core/store.ts";
+import type { NewKey } from "../../src/core/store.ts";
+import type { Store } from "../../src/core/ports.ts";
 import type { Database } from "../../src/db/database.ts";
 import { first, int, rows } from "../../src/db/sql.ts";
 import { fundedKey, type FundedKey } from "../support/accounts.ts";

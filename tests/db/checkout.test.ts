@@ -2,7 +2,8 @@ import { beforeAll, describe, expect, test } from "bun:test";
 import { CHECKOUT_HOLD_MS, CHECKOUT_OPEN_MS, utcMonthStart, type CheckoutHold } from "../../src/core/checkout.ts";
 import { parseUsd, type Nanos } from "../../src/core/money.ts";
 import { CREDIT_PACKS, type PackId } from "../../src/core/packs.ts";
-import type { Account, Store } from "../../src/core/store.ts";
+import type { Account } from "../../src/core/store.ts";
+import type { Store } from "../../src/core/ports.ts";
 import type { Database } from "../../src/db/database.ts";
 import { first, int } from "../../src/db/sql.ts";
 import { describeEachDialect } from "../support/databases.ts";
@@ -121,7 +122,7 @@ describeEachDialect("the checkout store", (dialect) => {
       const [record] = await store.listCheckouts(buyer.id, { paidOnly: true });
       expect(record).toEqual({
         id: sessionId, accountId: buyer.id, packId: "team", credits: usd("120"), status: "paid", createdAt: now,
-        expiresAt: now + CHECKOUT_OPEN_MS, paidAt: now + 5,
+        expiresAt: now + CHECKOUT_OPEN_MS, paidAt: now + 5, receiptUrl: null,
       });
     });
 

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { FALLBACK_CATALOG } from "../../src/core/catalog.ts";
 import { nanos } from "../../src/core/money.ts";
-import type { Store } from "../../src/core/store.ts";
+import type { Store } from "../../src/core/ports.ts";
 import { openDatabase, type Database } from "../../src/db/database.ts";
 import { migrate } from "../../src/db/migrate.ts";
 import { MIGRATIONS } from "../../src/db/migrations.gen.ts";

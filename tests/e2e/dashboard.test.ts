@@ -173,7 +173,7 @@ describeInBrowser("the dashboard, end to end", () => {
     expect(await stat("Balance").textContent()).toBe("$4.999996");
     expect(await stat("Spend, last 24 hours").textContent()).toBe(REQUEST_COST);
     expect(await page.locator(".stat").getByText("1 request", { exact: true }).count()).toBe(1);
-    expect(await page.locator(".chart .bar[height]:not([height='0.00'])").count()).toBe(1);
+    expect(await page.locator(".chart rect[height]:not([height='0.00'])").count()).toBe(1);
     await screenshot(page, "overview-after-a-request");
   });
 

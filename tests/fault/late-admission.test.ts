@@ -2,7 +2,7 @@
 // (DATABASE_TIMEOUT_MS, Postgres) is released at once, not held until its lease runs out.
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { loadConfig } from "../../src/config.ts";
-import type { Store } from "../../src/core/store.ts";
+import type { Store } from "../../src/core/ports.ts";
 import { openDatabase, type Database } from "../../src/db/database.ts";
 import { migrate } from "../../src/db/migrate.ts";
 import { createStore } from "../../src/db/store/index.ts";

@@ -15,6 +15,7 @@ import { postChat } from "../support/chat.ts";
 import { createTestDatabase, describeEachDialect, type TestDatabase } from "../support/databases.ts";
 import { providerEnv, startFakeUpstream } from "../support/fake-upstream.ts";
 import { postResponses } from "../support/responses.ts";
+import { signInOperator } from "../support/operator.ts";
 import { PASSWORD, signUpUser, type Browser } from "../support/session.ts";
 import { isForwardableResponse, responsesRequest } from "./responses-bodies.ts";
 
@@ -124,6 +125,7 @@ describeEachDialect("fuzzing a running gateway", (dialect) => {
   let gateway: ServeProcess;
   let chatSecret: string;
   let user: Browser;
+  let operator: Browser;
   let secrets: string[];
 
   beforeAll(async () => {
@@ -133,6 +135,7 @@ describeEachDialect("fuzzing a running gateway", (dialect) => {
     books = openBooks(testDb.url);
     chatSecret = (await fundedKey(books.store, "100000")).secret;
     user = await signUpUser(gateway.url);
+    operator = await signInOperator(gateway.url, books.store);
     secrets = [
       ...Object.values(providerEnv(fake)).filter((v) => v.startsWith("sk-")),
       ...Object.values(STRIPE),
@@ -140,6 +143,7 @@ describeEachDialect("fuzzing a running gateway", (dialect) => {
       chatSecret,
       PASSWORD,
       user.cookie.slice("gw_session=".length),
+      operator.cookie.slice("gw_session=".length),
       new URL(testDb.url).pathname, // the database file or name
     ];
   });
@@ -236,14 +240,26 @@ describeEachDialect("fuzzing a running gateway", (dialect) => {
     ["POST", "/auth/sessions/revoke-others"], ["POST", "/auth/totp/setup"], ["POST", "/auth/totp/enable"],
     ["POST", "/auth/totp/disable"], ["GET", "/account/security"], ["GET", "/account/audit"],
     ["GET", "/dashboard/verify"], ["GET", "/dashboard/forgot"], ["GET", "/dashboard/reset"], ["GET", "/dashboard/security"],
+    // The dashboard's newer reads and the operator console (`:id` stands for an e-mail or a model there).
+    ["GET", "/account/spend/models"], ["GET", "/account/purchases"], ["GET", "/account/audit"], ["GET", "/admin/accounts"],
+    ["GET", "/admin/accounts/:id"], ["POST", "/admin/accounts/:id/credits"], ["POST", "/admin/accounts/:id/ban"],
+    ["POST", "/admin/accounts/:id/unban"], ["GET", "/admin/stats"], ["GET", "/admin/models"], ["PATCH", "/admin/models/:id"],
+    ["GET", "/admin/audit"], ["GET", "/dashboard/models"], ["GET", "/dashboard/usage"], ["GET", "/dashboard/purchases"],
+    ["GET", "/dashboard/admin"], ["GET", "/dashboard/admin/accounts"], ["GET", "/dashboard/admin/catalog"],
   ];
+  // The query parameters the endpoints read, with anything as their value; or anything at all.
+  const QUERY_PARAMS = ["page", "q", "days", "email", "key", "model", "status", "from", "to"];
+  const query = fc.oneof(
+    printable.map((t) => `?${encodeURIComponent(t)}=${encodeURIComponent(t)}`),
+    fc.tuple(fc.constantFrom(...QUERY_PARAMS), fc.oneof(printable, hostileText.filter((t) => t.isWellFormed()))).map(([name, value]) => `?${name}=${encodeURIComponent(value)}`),
+  );
   const request = fc.record({
     endpoint: fc.constantFrom(...ENDPOINTS),
     otherMethod: optional(fc.constantFrom("GET", "POST", "PUT", "PATCH", "DELETE", "OPTIONS", "HEAD")),
     id: keyId,
-    query: optional(printable.map((t) => `?${encodeURIComponent(t)}=${encodeURIComponent(t)}`)),
+    query: optional(query),
     body: optional(fc.oneof(anyJson.map((v) => JSON.stringify(v)), rawBody)),
-    signedIn: fc.boolean(),
+    signedIn: fc.constantFrom("no", "user", "operator"),
     cookie: optional(printable),
     origin: optional(fc.oneof(fc.constantFrom("null", "https://evil.example"), printable)),
     contentType: optional(fc.oneof(fc.constant("application/json"), printable)),
@@ -258,7 +274,7 @@ describeEachDialect("fuzzing a running gateway", (dialect) => {
         const path = pattern.replace(":id", r.id);
         const headers: Record<string, string> = {};
         // Signing out with the suite's own session would end it for the cases that follow.
-        if (r.signedIn && path !== "/auth/logout") headers.cookie = user.cookie;
+        if (r.signedIn !== "no" && path !== "/auth/logout") headers.cookie = (r.signedIn === "user" ? user : operator).cookie;
         else if (r.cookie !== undefined) headers.cookie = r.cookie;
         if (r.origin !== undefined) headers.origin = r.origin;
         if (r.contentType !== undefined) headers["content-type"] = r.contentType;

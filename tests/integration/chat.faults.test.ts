@@ -2,7 +2,7 @@ import { afterAll, expect, test } from "bun:test";
 import OpenAI from "openai";
 import { FALLBACK_CATALOG } from "../../src/core/catalog.ts";
 import { nanos, requestCost } from "../../src/core/money.ts";
-import type { Store } from "../../src/core/store.ts";
+import type { Store } from "../../src/core/ports.ts";
 import { fundedKey } from "../support/accounts.ts";
 import { chatErrorShape, hello, postChat } from "../support/chat.ts";
 import { describeEachDialect } from "../support/databases.ts";

@@ -48,7 +48,7 @@ describeEachDialect("the admin CLI, beside a running server on the same database
       const email = uniqueEmail("Ops");
       const created = await cliJson("users", "create", "--email", email.toUpperCase(), "--password", "operator-set pw", "--credits", "12.5");
       expect(created).toEqual({
-        id: expect.any(String), email: email.toLowerCase(), state: "active", emailVerified: true, twoFactor: false,
+        id: expect.any(String), email: email.toLowerCase(), state: "active", emailVerified: true, twoFactor: false, admin: false,
         balanceUsd: "12.500000", reservedUsd: "0.000000", createdAt: expect.stringMatching(/Z$/),
       });
       const user = await logInUser(server.url, email.toLowerCase(), "operator-set pw");
@@ -83,7 +83,7 @@ describeEachDialect("the admin CLI, beside a running server on the same database
       const listed = (await cliJson("users", "list")) as { email: string; balanceUsd: string }[];
       expect(listed.find((u) => u.email === email)?.balanceUsd).toBe("3.000000");
       const table = await cli("users", "list");
-      expect(table.stdout).toMatch(new RegExp(`${email.replaceAll(".", "\\.")}\\s*│\\s*active\\s*│\\s*3\\.000000`));
+      expect(table.stdout).toMatch(new RegExp(`${email.replaceAll(".", "\\.")}\\s*│\\s*active\\s*│\\s*│\\s*3\\.000000`));
     });
 
     test("ban refuses sign-in on the running server at once; unban lifts it", async () => {
@@ -105,7 +105,20 @@ describeEachDialect("the admin CLI, beside a running server on the same database
       expect((await cliJson("credits", "show", "--email", email)).balanceUsd).toBe("2.000000000");
     });
 
-    test.each([["ban"], ["unban"], ["delete"]])("%s of an unknown e-mail fails with exit 1", async (verb) => {
+    test("create --admin makes an operator; demote and promote change the role, and the console follows at once", async () => {
+      const email = uniqueEmail("op");
+      expect((await cliJson("users", "create", "--email", email, "--password", "operator-set pw", "--admin")).admin).toBe(true);
+      const session = await logInUser(server.url, email, "operator-set pw");
+      expect((await session.send("GET", "/admin/stats")).status).toBe(200);
+      expect(await cliJson("users", "demote", email)).toMatchObject({ email, admin: false });
+      expect((await session.send("GET", "/admin/stats")).status).toBe(403);
+      expect((await cli("users", "promote", email)).stdout.trim()).toBe(`${email} promoted to operator`);
+      expect((await session.send("GET", "/admin/stats")).status).toBe(200);
+      const table = await cli("users", "list");
+      expect(table.stdout).toMatch(new RegExp(`${email.replaceAll(".", "\\.")}\\s*│\\s*active\\s*│\\s*yes`));
+    });
+
+    test.each([["ban"], ["unban"], ["delete"], ["promote"], ["demote"]])("%s of an unknown e-mail fails with exit 1", async (verb) => {
       await refused(["users", verb, "nobody@example.com"], 'no account with e-mail "nobody@example.com" (see: gateway users list)');
     });
   });

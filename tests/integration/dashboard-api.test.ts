@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, test } from "bun:test";
-import { DAY_MS } from "../../src/core/dashboard.ts";
+import { DAY_MS } from "../../src/core/time.ts";
 import { describeEachDialect } from "../support/databases.ts";
 import { readJson } from "../support/http.ts";
 import { request, signUpUser, type Browser } from "../support/session.ts";

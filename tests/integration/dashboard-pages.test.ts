@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { forAnyone, PAGES, type PageName } from "../../src/server/dashboard/page-table.ts";
+import { forAnyone, isConsolePage, PAGES, type PageName } from "../../src/server/dashboard/page-table.ts";
 import { spawnServe, type ServeProcess } from "../support/binary.ts";
 import { createTestDatabase, describeEachDialect, type TestDatabase } from "../support/databases.ts";
+import { signInOperator } from "../support/operator.ts";
 import { signUpUser, type Browser } from "../support/session.ts";
 import { useGateway } from "../support/server.ts";
 
@@ -9,6 +10,8 @@ const NAMES = Object.keys(PAGES) as PageName[];
 const SIGNED_IN = NAMES.filter((name) => PAGES[name].signedIn);
 const SIGNED_OUT = NAMES.filter((name) => !PAGES[name].signedIn && !forAnyone(name));
 const ANYONE = NAMES.filter(forAnyone);
+const CUSTOMER = SIGNED_IN.filter((name) => !isConsolePage(name));
+const CONSOLE = SIGNED_IN.filter(isConsolePage);
 
 const get = (url: string, cookie?: string) => fetch(url, { redirect: "manual", headers: cookie ? { cookie } : {} });
 const assetPaths = (html: string) => ({
@@ -31,13 +34,43 @@ describeEachDialect("the dashboard's pages", (dialect) => {
     expect(res.headers.get("location")).toBe(`/api/dashboard/signin?next=${next}`);
   });
 
-  test.each(SIGNED_IN)("%s is served to a signed-in user under BASE_PATH", async (name) => {
+  test.each(CUSTOMER)("%s is served to a signed-in user under BASE_PATH", async (name) => {
     const res = await get(`${gateway().url}${PAGES[name].path}`, user.cookie);
     expect(res.status).toBe(200);
     const html = await res.text();
     expect(html).toContain(`<body data-page="${name}" data-base-path="/api">`);
     expect(html).toContain(`<title>${PAGES[name].title} · Gateway</title>`);
     expect(html).toContain(`<a href="/api${PAGES[name].path}" aria-current="page">`);
+  });
+
+  test.each(CONSOLE)("the console's %s page is 403 to a customer, whose navigation never links the console", async (name) => {
+    const res = await get(`${gateway().url}${PAGES[name].path}`, user.cookie);
+    expect(res.status).toBe(403);
+    const html = await res.text();
+    expect(html).toContain('<script type="application/json" id="page-data">{"forbidden":true}</script>');
+    expect(html).not.toContain('href="/api/dashboard/admin"');
+    expect(await (await get(`${gateway().url}/dashboard`, user.cookie)).text()).not.toContain("/dashboard/admin");
+  });
+
+  test.each(CONSOLE)("the console's %s page is served to an operator, with the console's navigation", async (name) => {
+    const operator = await signInOperator(gateway().url, gateway().store);
+    const res = await get(`${gateway().url}${PAGES[name].path}`, operator.cookie);
+    expect(res.status).toBe(200);
+    const html = await res.text();
+    expect(html).toContain(`<a href="/api${PAGES[name].path}" aria-current="page">`);
+    expect(html).toContain('<nav aria-label="Operator console">');
+    expect(html).toContain('<a href="/api/dashboard">Dashboard</a>');
+    expect(await (await get(`${gateway().url}/dashboard`, operator.cookie)).text()).toContain('<a href="/api/dashboard/admin">Operator console</a>');
+  });
+
+  test("the Models page carries the live catalog for the script to show", async () => {
+    await gateway().store.updateModel("gpt-4o", { enabled: false });
+    const html = await (await get(`${gateway().url}/dashboard/models`, user.cookie)).text();
+    await gateway().store.updateModel("gpt-4o", { enabled: true });
+    const data = JSON.parse(/<script type="application\/json" id="page-data">(.*)<\/script>/.exec(html)![1]!);
+    expect(data.models).toHaveLength(21);
+    expect(data.models[0]).toMatchObject({ id: "gpt-5.5", inputPerMillionUsd: "5.0000", outputPerMillionUsd: "30.0000" });
+    expect(data.models.some((m: { id: string }) => m.id === "gpt-4o")).toBe(false);
   });
 
   test.each(SIGNED_OUT)("%s is served to a visitor and sends a signed-in user to the overview", async (name) => {
@@ -84,7 +117,7 @@ describeEachDialect("the dashboard's pages", (dialect) => {
     expect(js.headers.get("cache-control")).toBe("public, max-age=31536000, immutable");
     // One bundle: nothing left for the browser to fetch from elsewhere.
     const code = await js.text();
-    expect(code).not.toMatch(/\bimport\s*[("'{*]|from\s*["']/);
+    expect(code).not.toMatch(/\bimport\s*[("'{*]|[}*]\s*from\s*["']|\bimport\s+[\w$]+\s+from\b/);
     expect(code).toContain("/auth/login");
     const css = await get(`${origin()}${style}`);
     expect(css.headers.get("content-type")).toBe("text/css; charset=utf-8");

@@ -1,7 +1,8 @@
 import { freeCreditOffer } from "../../src/core/auth.ts";
 import { generateKeySecret, hashKey, keyPrefix } from "../../src/core/keys.ts";
 import { parseUsd, type Nanos } from "../../src/core/money.ts";
-import type { Account, ApiKey, NewKey, Store } from "../../src/core/store.ts";
+import type { Account, ApiKey, NewKey } from "../../src/core/store.ts";
+import type { Store } from "../../src/core/ports.ts";
 
 export interface FundedKey {
   secret: string;

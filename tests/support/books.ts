@@ -1,7 +1,8 @@
 // The ledger's invariants, checked from outside the gateway processes through a store of the
 // test's own on the same database.
 import { expect } from "bun:test";
-import type { AccountAudit, Store } from "../../src/core/store.ts";
+import type { AccountAudit } from "../../src/core/store.ts";
+import type { Store } from "../../src/core/ports.ts";
 import { openDatabase, type Database } from "../../src/db/database.ts";
 import { rows } from "../../src/db/sql.ts";
 import { createStore } from "../../src/db/store/index.ts";

@@ -2,7 +2,7 @@
 // beyond the base URL, and a way to count the HTTP requests they make.
 import { FALLBACK_CATALOG } from "../../src/core/catalog.ts";
 import { formatUsd, requestCost, type Nanos } from "../../src/core/money.ts";
-import type { Store } from "../../src/core/store.ts";
+import type { Store } from "../../src/core/ports.ts";
 
 /** A fetch that counts the requests a client makes (retries included) and passes them on. */
 export function countingFetch(): { fetch: typeof fetch; calls: () => number } {

@@ -32,6 +32,11 @@ export function startFakeStripe(): FakeStripe {
     hostname: "127.0.0.1",
     async fetch(request) {
       const url = new URL(request.url);
+      const intent = /^\/v1\/payment_intents\/(pi_\w+)$/.exec(url.pathname)?.[1];
+      // A paid session's payment, with the receipt on its latest charge (asked for with expand[]=latest_charge).
+      if (request.method === "GET" && intent) {
+        return Response.json({ id: intent, object: "payment_intent", latest_charge: { id: `ch_${intent.slice(3)}`, object: "charge", receipt_url: receiptFor(intent) } });
+      }
       if (request.method !== "POST" || url.pathname !== "/v1/checkout/sessions") {
         return Response.json({ error: { type: "invalid_request_error", message: `Unrecognized request URL (${request.method}: ${url.pathname})` } }, { status: 404 });
       }
@@ -105,8 +110,13 @@ export const stripeEvent = (type: string, object: Record<string, unknown>, id = 
   data: { object },
 });
 
-/** A session as Stripe reports it once the buyer has paid. */
-export const paidSession = (session: Record<string, unknown>) => ({ ...session, status: "complete", payment_status: "paid" });
+/** The receipt link the fake gives for a payment intent. */
+export const receiptFor = (intent: string) => `https://pay.stripe.test/receipts/${intent}`;
+
+/** A session as Stripe reports it once the buyer has paid, with its payment intent. */
+export const paidSession = (session: Record<string, unknown>) => ({
+  ...session, status: "complete", payment_status: "paid", payment_intent: `pi_${String(session.id).slice(8)}`,
+});
 
 /** Delivers `event` to the gateway's webhook with a real Stripe-Signature over the exact body. */
 export async function deliver(

@@ -4,7 +4,7 @@ import { expect } from "bun:test";
 import { FALLBACK_CATALOG } from "../../src/core/catalog.ts";
 import { nanos, requestCost } from "../../src/core/money.ts";
 import { estimatePromptTokens } from "../../src/core/chat/price.ts";
-import type { Store } from "../../src/core/store.ts";
+import type { Store } from "../../src/core/ports.ts";
 import { expectBooksClosed } from "./books.ts";
 import { hello } from "./chat.ts";
 import type { FakeUpstream } from "./fake-upstream.ts";

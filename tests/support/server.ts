@@ -1,6 +1,6 @@
 import { afterAll, beforeAll } from "bun:test";
 import { loadConfig, type Config } from "../../src/config.ts";
-import type { Store } from "../../src/core/store.ts";
+import type { Store } from "../../src/core/ports.ts";
 import { openDatabase, type Database } from "../../src/db/database.ts";
 import type { Dialect } from "../../src/db/migration-files.ts";
 import { migrate } from "../../src/db/migrate.ts";

@@ -1,7 +1,6 @@
 import { describe, expect, test } from "bun:test";
-import {
-  DAY_MS, parseUsagePage, spendSummary, usagePage, USAGE_PAGE_SIZE, USAGE_PAGES, type DashboardStore, type UsageLogEntry,
-} from "../../src/core/dashboard.ts";
+import { parseUsagePage, spendSummary, usagePage, USAGE_PAGE_SIZE, USAGE_PAGES, type DashboardStore, type UsageLogEntry } from "../../src/core/dashboard.ts";
+import { DAY_MS } from "../../src/core/time.ts";
 import { isAppError } from "../../src/core/errors.ts";
 import { nanos } from "../../src/core/money.ts";
 

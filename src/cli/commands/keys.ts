@@ -3,7 +3,8 @@ import {
   issueKey, KEY_ROTATED, keyCreatedView, keyListView, parseKeyChange, parseNewKey, revokeKey, rotateKey,
   type KeyField, type Parsed,
 } from "../../core/key-rules.ts";
-import type { ApiKey, Store } from "../../core/store.ts";
+import type { ApiKey } from "../../core/store.ts";
+import type { Store } from "../../core/ports.ts";
 import { withStore } from "../context.ts";
 import { CliError, printRecords, printResult, type Output } from "../output.ts";
 import { requireAccount } from "../args.ts";

@@ -14,13 +14,14 @@ const userView = (a: Account) => ({
   state: accountState(a),
   emailVerified: a.emailVerifiedAt !== null,
   twoFactor: a.totpEnabledAt !== null,
+  admin: a.isAdmin,
   balanceUsd: formatUsd(a.balance, 6),
   reservedUsd: formatUsd(a.reserved, 6),
   createdAt: new Date(a.createdAt).toISOString(),
 });
 
 export function registerUsers(program: Command, output: () => Output): void {
-  const users = program.command("users").description("accounts: create, list, ban, unban, delete, verify, audit");
+  const users = program.command("users").description("accounts: create, list, ban, unban, delete, verify, audit, promote, demote");
 
   users
     .command("create")
@@ -28,13 +29,15 @@ export function registerUsers(program: Command, output: () => Output): void {
     .requiredOption("--email <email>", "the account's e-mail")
     .option("--password <password>", "lets the user sign in to the dashboard (10 to 200 characters)")
     .option("--credits <usd>", "credits granted at creation", "0")
-    .action(async (opts: { email: string; password?: string; credits: string }) => {
+    .option("--admin", "make the account an operator (the console at /dashboard/admin)")
+    .action(async (opts: { email: string; password?: string; credits: string; admin?: boolean }) => {
       const email = parseEmail(opts.email);
       const passwordHash = opts.password === undefined ? null : await hashPassword(parsePassword(opts.password));
       const credits = usdFlag("--credits", opts.credits, (amount) => amount >= 0n, "a non-negative USD amount");
       await withStore({}, async ({ store }) => {
         const account = await store.createAccount({
-          email, passwordHash, initialCredits: { amount: credits, note: "granted by the operator at creation" }, now: Date.now(),
+          email, passwordHash, initialCredits: { amount: credits, note: "granted by the operator at creation" },
+          isAdmin: opts.admin === true, now: Date.now(),
         });
         if (!account) throw new CliError(`an account with e-mail "${email}" already exists`);
         printResult(output(), userView(account), `created ${email} with ${formatUsd(account.balance, 6)} USD`);
@@ -49,6 +52,7 @@ export function registerUsers(program: Command, output: () => Output): void {
         printRecords(output(), (await store.listAccounts()).map(userView), {
           email: (u) => u.email,
           state: (u) => u.state,
+          admin: (u) => (u.admin ? "yes" : ""),
           "balance USD": (u) => u.balanceUsd,
           "reserved USD": (u) => u.reservedUsd,
           verified: (u) => (u.emailVerified ? "yes" : "no"),
@@ -77,4 +81,8 @@ export function registerUsers(program: Command, output: () => Output): void {
   users.command("delete <email>").description("mark the account deleted; nothing is erased")
     .action(change("deleted", (a, now) => ({ deletedAt: a.deletedAt ?? now })));
   registerAccountSecurity(users, output);
+  users.command("promote <email>").description("make the account an operator (the console at /dashboard/admin)")
+    .action(change("promoted to operator", () => ({ isAdmin: true })));
+  users.command("demote <email>").description("take the operator role away")
+    .action(change("demoted", () => ({ isAdmin: false })));
 }

@@ -29,6 +29,8 @@ export const accounts = pgTable("accounts", {
   totpPendingSecret: text("totp_pending_secret"),
   totpEnabledAt: bigint("totp_enabled_at"),
   totpLastStep: bigint("totp_last_step"),
+  // An operator: may use /dashboard/admin and the /admin endpoints (gateway users promote).
+  isAdmin: bigint("is_admin").notNull().default(0),
 }, (t) => [uniqueIndex("accounts_email_unique").on(t.email)]);
 
 export const ledgerEntries = pgTable("ledger_entries", {
@@ -92,7 +94,11 @@ export const usageLogs = pgTable("usage_logs", {
   latencyMs: bigint("latency_ms").notNull(),
   status: text("status").notNull(),
   error: text("error"),
-}, (t) => [index("usage_logs_account_idx").on(t.accountId, t.createdAt)]);
+}, (t) => [
+  index("usage_logs_account_idx").on(t.accountId, t.createdAt),
+  // The operator console's platform-wide reads by day (spend, errors, latency per model).
+  index("usage_logs_created_idx").on(t.createdAt),
+]);
 
 // Spend and request counts per minute, per key and per account, for the rolling hourly limits.
 export const usageWindows = pgTable("usage_windows", {
@@ -171,6 +177,8 @@ export const checkoutSessions = pgTable("checkout_sessions", {
   createdAt: bigint("created_at").notNull(),
   expiresAt: bigint("expires_at").notNull(),
   paidAt: bigint("paid_at"),
+  // Stripe's receipt for the payment, when Stripe gives one (looked up once the session is paid).
+  receiptUrl: text("receipt_url"),
 }, (t) => [index("checkout_sessions_account_idx").on(t.accountId, t.createdAt)]);
 
 export const webhookEvents = pgTable("webhook_events", {

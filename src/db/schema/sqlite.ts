@@ -28,6 +28,8 @@ export const accounts = sqliteTable("accounts", {
   totpPendingSecret: text("totp_pending_secret"),
   totpEnabledAt: bigint("totp_enabled_at"),
   totpLastStep: bigint("totp_last_step"),
+  // An operator: may use /dashboard/admin and the /admin endpoints (gateway users promote).
+  isAdmin: bigint("is_admin").notNull().default(0),
 }, (t) => [uniqueIndex("accounts_email_unique").on(t.email)]);
 
 export const ledgerEntries = sqliteTable("ledger_entries", {
@@ -91,7 +93,11 @@ export const usageLogs = sqliteTable("usage_logs", {
   latencyMs: bigint("latency_ms").notNull(),
   status: text("status").notNull(),
   error: text("error"),
-}, (t) => [index("usage_logs_account_idx").on(t.accountId, t.createdAt)]);
+}, (t) => [
+  index("usage_logs_account_idx").on(t.accountId, t.createdAt),
+  // The operator console's platform-wide reads by day (spend, errors, latency per model).
+  index("usage_logs_created_idx").on(t.createdAt),
+]);
 
 // Spend and request counts per minute, per key and per account, for the rolling hourly limits.
 export const usageWindows = sqliteTable("usage_windows", {
@@ -170,6 +176,8 @@ export const checkoutSessions = sqliteTable("checkout_sessions", {
   createdAt: bigint("created_at").notNull(),
   expiresAt: bigint("expires_at").notNull(),
   paidAt: bigint("paid_at"),
+  // Stripe's receipt for the payment, when Stripe gives one (looked up once the session is paid).
+  receiptUrl: text("receipt_url"),
 }, (t) => [index("checkout_sessions_account_idx").on(t.accountId, t.createdAt)]);
 
 export const webhookEvents = sqliteTable("webhook_events", {

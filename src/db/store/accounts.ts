@@ -36,9 +36,9 @@ export function* appendLedger(
 export function* createAccount(input: NewAccount): Work<Account | null> {
   const id = Bun.randomUUIDv7();
   const created = yield* first(
-    `INSERT INTO accounts (id, email, password_hash, created_at, email_verified_at) VALUES (?, ?, ?, ?, ?)
+    `INSERT INTO accounts (id, email, password_hash, created_at, email_verified_at, is_admin) VALUES (?, ?, ?, ?, ?, ?)
      ON CONFLICT (email) DO NOTHING RETURNING id`,
-    id, input.email, input.passwordHash, input.now, input.now,
+    id, input.email, input.passwordHash, input.now, input.now, input.isAdmin ? 1 : 0,
   );
   if (!created) return null;
   if (input.initialCredits && input.initialCredits.amount > 0n) {

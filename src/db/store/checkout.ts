@@ -1,4 +1,4 @@
-import { fitsCapacity, type CheckoutHold, type CheckoutRecord, type CheckoutStatus, type CheckoutStore } from "../../core/checkout.ts";
+import { fitsCapacity, type CheckoutHold, type CheckoutRecord, type CheckoutStatus, type CheckoutStore, type ReceiptStore } from "../../core/checkout.ts";
 import { nanos } from "../../core/money.ts";
 import type { Database } from "../database.ts";
 import type { Dialect } from "../migration-files.ts";
@@ -8,7 +8,7 @@ import { lockScope } from "./rate-limits.ts";
 /** Every capacity check queues on this one scope: the cap is platform-wide. */
 const CAPACITY_SCOPE = "checkout:capacity";
 
-const CHECKOUT_COLUMNS = "id, account_id, pack_id, credits_nanos, status, created_at, expires_at, paid_at";
+const CHECKOUT_COLUMNS = "id, account_id, pack_id, credits_nanos, status, created_at, expires_at, paid_at, receipt_url";
 
 const toCheckout = (r: Row): CheckoutRecord => ({
   id: r.id as string,
@@ -19,6 +19,7 @@ const toCheckout = (r: Row): CheckoutRecord => ({
   createdAt: int(r.created_at),
   expiresAt: int(r.expires_at),
   paidAt: intOrNull(r.paid_at),
+  receiptUrl: (r.receipt_url as string | null) ?? null,
 });
 
 /** Credits committed against the capacity: paid this UTC month, or in a checkout still open. */
@@ -55,7 +56,7 @@ function* listCheckouts(accountId: string, paidOnly: boolean): Work<CheckoutReco
   return found.map(toCheckout);
 }
 
-export const checkoutStore = (db: Database): CheckoutStore => ({
+export const checkoutStore = (db: Database): CheckoutStore & ReceiptStore => ({
   holdCheckout: (input) => db.transaction(holdCheckout(db.dialect, input)),
   openCheckout: async (holdId, session) => {
     await db.run(exec("UPDATE checkout_sessions SET id = ?, expires_at = ? WHERE id = ?", session.id, session.expiresAt, holdId));
@@ -64,4 +65,7 @@ export const checkoutStore = (db: Database): CheckoutStore => ({
     await db.run(exec("DELETE FROM checkout_sessions WHERE id = ?", holdId));
   },
   listCheckouts: (accountId, { paidOnly }) => db.run(listCheckouts(accountId, paidOnly)),
+  setReceiptUrl: async (sessionId, url) => {
+    await db.run(exec("UPDATE checkout_sessions SET receipt_url = ? WHERE id = ?", url, sessionId));
+  },
 });

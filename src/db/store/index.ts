@@ -1,9 +1,10 @@
-import type { Store } from "../../core/store.ts";
+import type { Store } from "../../core/ports.ts";
 import type { Database } from "../database.ts";
 import { first } from "../sql.ts";
 import { accountGuardStore } from "./account-guard.ts";
 import { accountLinkStore } from "./account-links.ts";
 import { accountStore } from "./accounts.ts";
+import { adminStore } from "./admin.ts";
 import { alertStore } from "./alerts.ts";
 import { auditStore } from "./audit.ts";
 import { billingStore } from "./billing/index.ts";
@@ -33,6 +34,7 @@ export function createStore(db: Database): Store {
     ...checkoutStore(db),
     ...checkoutEventStore(db),
     ...alertStore(db),
+    ...adminStore(db),
     ...auditStore(db),
     ...accountLinkStore(db),
     ...accountGuardStore(db),

@@ -28,7 +28,7 @@ function* listModels(includeDisabled: boolean): Work<Model[]> {
   return (yield* rows(`SELECT ${COLUMNS} FROM models ${where} ORDER BY sort_order, id`)).map(toModel);
 }
 
-function* updateModel(id: string, change: ModelChange): Work<Model | null> {
+export function* updateModel(id: string, change: ModelChange): Work<Model | null> {
   const current = yield* first(`SELECT ${COLUMNS} FROM models WHERE id = ?`, id);
   if (!current) return null;
   const model = toModel(current);

@@ -4,7 +4,7 @@ import type { Account, ApiKey } from "../../core/store.ts";
 import { big, bigOrNull, int, intOrNull, type Row } from "../sql.ts";
 
 export const ACCOUNT_COLUMNS = `id, email, created_at, balance_nanos, reserved_nanos, inflight, alert_threshold_nanos,
-  spend_limit_nanos, banned_at, deleted_at, email_verified_at, totp_enabled_at, signup_ip`;
+  spend_limit_nanos, banned_at, deleted_at, email_verified_at, totp_enabled_at, signup_ip, is_admin`;
 
 export const toAccount = (r: Row): Account => ({
   id: r.id as string,
@@ -20,6 +20,7 @@ export const toAccount = (r: Row): Account => ({
   emailVerifiedAt: intOrNull(r.email_verified_at),
   totpEnabledAt: intOrNull(r.totp_enabled_at),
   signupIp: (r.signup_ip as string | null) ?? null,
+  isAdmin: int(r.is_admin) === 1,
 });
 
 export const KEY_COLUMNS = `id, account_id, name, prefix, created_at, last_used_at, expires_at, revoked_at,

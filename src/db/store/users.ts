@@ -19,10 +19,12 @@ const ACCOUNT_CHANGE_COLUMNS = {
   spendLimit: "spend_limit_nanos",
   bannedAt: "banned_at",
   deletedAt: "deleted_at",
+  isAdmin: "is_admin",
 } as const;
 
-function* updateAccount(id: string, change: AccountChange): Work<Account | null> {
-  const set = setClause(change, ACCOUNT_CHANGE_COLUMNS);
+export function* updateAccount(id: string, change: AccountChange): Work<Account | null> {
+  // Flags are 0/1 integers on both dialects.
+  const set = setClause({ ...change, isAdmin: change.isAdmin === undefined ? undefined : change.isAdmin ? 1 : 0 }, ACCOUNT_CHANGE_COLUMNS);
   if (set.sql === "") return yield* getAccount(id);
   // A new threshold starts armed: the next debit that takes the balance below it alerts.
   const rearm = change.alertThreshold === undefined ? "" : ", alert_armed = 1";

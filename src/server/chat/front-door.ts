@@ -6,7 +6,7 @@ import { openStream, type Admitted, type ChatCall, type ChatPorts } from "../../
 import { CLIENT_LEFT, relayStream, type StreamSink } from "../../core/chat/relay.ts";
 import type { ChatProvider } from "../../core/chat/provider.ts";
 import { AppError, isAppError } from "../../core/errors.ts";
-import type { Store } from "../../core/store.ts";
+import type { Store } from "../../core/ports.ts";
 import { authenticateApiKey } from "../api-key.ts";
 import { readJsonBody } from "../body.ts";
 import type { CatalogCache } from "../catalog-cache.ts";

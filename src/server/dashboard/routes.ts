@@ -1,11 +1,14 @@
 import { Elysia } from "elysia";
 import { hashSessionToken } from "../../core/auth-session.ts";
+import { catalogModelView } from "../../core/admin.ts";
+import { accountState } from "../../core/accounts.ts";
 import { formatUsd } from "../../core/money.ts";
+import type { Account, ModelStore } from "../../core/store.ts";
 import { CREDIT_PACKS, PACK_IDS } from "../../core/packs.ts";
 import type { AppDeps } from "../deps.ts";
 import { sessionToken } from "../session.ts";
 import { clientScript, styleSheet } from "./assets.ts" with { type: "macro" };
-import { forAnyone, PAGE_NAMES, PAGES, RETURN_PARAM, type PageName } from "./page-table.ts";
+import { forAnyone, isConsolePage, PAGE_NAMES, PAGES, RETURN_PARAM, type PageName } from "./page-table.ts";
 import { renderShell } from "./shell.ts";
 
 interface Asset {
@@ -38,14 +41,20 @@ const PAGE_HEADERS = {
   "x-frame-options": "DENY",
 };
 
-/** Static facts a page needs beside what the JSON endpoints answer. */
-const PAGE_DATA: Partial<Record<PageName, unknown>> = {
-  topup: {
-    packs: PACK_IDS.map((id) => ({
-      id, name: CREDIT_PACKS[id].name, priceUsd: CREDIT_PACKS[id].priceUsd, creditsUsd: formatUsd(CREDIT_PACKS[id].credits, 2),
-    })),
-  },
-};
+const PACKS = PACK_IDS.map((id) => ({
+  id, name: CREDIT_PACKS[id].name, priceUsd: CREDIT_PACKS[id].priceUsd, creditsUsd: formatUsd(CREDIT_PACKS[id].credits, 2),
+}));
+
+/**
+ * Facts a page needs beside what the JSON endpoints answer, read when the page is served: the
+ * credit packs, and the live catalog for the Models page (with the cached-input price once the
+ * catalog carries one, which `GET /models` may not show: it keeps exactly the spec's fields).
+ */
+async function pageData(name: PageName, store: Pick<ModelStore, "listModels">): Promise<unknown> {
+  if (name === "topup") return { packs: PACKS };
+  if (name === "models") return { models: (await store.listModels()).map(catalogModelView) };
+  return undefined;
+}
 
 const redirect = (location: string) => new Response(null, { status: 303, headers: { location, "cache-control": "no-store" } });
 
@@ -58,23 +67,29 @@ export const dashboardRoutes = ({ config, store, now }: AppDeps) => {
   const { basePath } = config;
   const assets = { scriptPath: basePath + SCRIPT.path, stylePath: basePath + STYLES.path };
 
-  const signedIn = async (request: Request): Promise<boolean> => {
+  /** The session's account; undefined without a valid session (null when its account row is gone). */
+  const signedIn = async (request: Request): Promise<Account | null | undefined> => {
     const token = sessionToken(request);
-    return token !== null && (await store.findSession(hashSessionToken(token), now())) !== null;
+    return token === null ? undefined : (await store.findSession(hashSessionToken(token), now()))?.account;
   };
 
   const app = new Elysia({ name: "dashboard" });
   for (const name of PAGE_NAMES) {
     const spec = PAGES[name];
     app.get(spec.path, async ({ request }) => {
-      const isSignedIn = await signedIn(request);
-      if (spec.signedIn && !isSignedIn) {
+      const account = await signedIn(request);
+      if (spec.signedIn && account === undefined) {
         const url = new URL(request.url);
         const back = new URLSearchParams({ [RETURN_PARAM]: url.pathname + url.search });
         return redirect(`${basePath}${PAGES.signin.path}?${back}`);
       }
-      if (!spec.signedIn && isSignedIn && !forAnyone(name)) return redirect(basePath + PAGES.overview.path);
-      return new Response(renderShell({ page: name, basePath, assets, data: PAGE_DATA[name] }), { headers: PAGE_HEADERS });
+      if (!spec.signedIn && account !== undefined && !forAnyone(name)) return redirect(basePath + PAGES.overview.path);
+      // The same test as the console's endpoints: an active account with the operator flag.
+      const operator = account?.isAdmin === true && accountState(account) === "active";
+      // Anyone else gets the console's shell with 403 and a notice in place of its content.
+      const refused = isConsolePage(name) && !operator;
+      const data = refused ? { forbidden: true } : await pageData(name, store);
+      return new Response(renderShell({ page: name, basePath, assets, data, operator }), { status: refused ? 403 : 200, headers: PAGE_HEADERS });
     });
   }
   for (const { path, body, type } of [SCRIPT, STYLES]) {

@@ -1,4 +1,4 @@
-import { PAGE_NAMES, PAGES, type PageName } from "./page-table.ts";
+import { isConsolePage, PAGE_NAMES, PAGES, type PageName } from "./page-table.ts";
 
 interface ShellAssets {
   scriptPath: string;
@@ -11,12 +11,20 @@ const escapeHtml = (text: string): string => text.replace(/[&<>"']/g, (c) => ESC
 // In a <script> data block only "</script" could end it early; JSON never needs a raw "<".
 const jsonIsland = (data: unknown): string => JSON.stringify(data).replaceAll("<", "\\u003c");
 
-const navigation = (basePath: string, current: PageName): string => {
-  const links = PAGE_NAMES.filter((name) => PAGES[name].signedIn).map((name) => {
+/**
+ * The links of the current page's part of the dashboard: the account's pages, or the console's.
+ * An operator also gets a link across to the other part; other accounts never see the console's.
+ */
+const navigation = (basePath: string, current: PageName, operator: boolean): string => {
+  // A customer sent to a console page (answered 403) sees their own navigation, never the console's.
+  const inConsole = operator && isConsolePage(current);
+  const link = (name: PageName, label: string = PAGES[name].title) => {
     const currentAttr = name === current ? ' aria-current="page"' : "";
-    return `<li><a href="${escapeHtml(basePath + PAGES[name].path)}"${currentAttr}>${escapeHtml(PAGES[name].title)}</a></li>`;
-  });
-  return `<nav aria-label="Dashboard"><ul>${links.join("")}</ul></nav>
+    return `<li><a href="${escapeHtml(basePath + PAGES[name].path)}"${currentAttr}>${escapeHtml(label)}</a></li>`;
+  };
+  const links = PAGE_NAMES.filter((name) => PAGES[name].signedIn && isConsolePage(name) === inConsole).map((name) => link(name));
+  if (operator) links.push(inConsole ? link("overview", "Dashboard") : link("admin", "Operator console"));
+  return `<nav aria-label="${inConsole ? "Operator console" : "Dashboard"}"><ul>${links.join("")}</ul></nav>
       <button type="button" id="sign-out" class="button secondary">Sign out</button>`;
 };
 
@@ -25,7 +33,7 @@ const navigation = (basePath: string, current: PageName): string => {
  * script fills `#page` from the JSON endpoints; `data` (static facts such as the credit packs)
  * travels in a JSON block the script reads, never as markup.
  */
-export function renderShell(input: { page: PageName; basePath: string; assets: ShellAssets; data?: unknown }): string {
+export function renderShell(input: { page: PageName; basePath: string; assets: ShellAssets; data?: unknown; operator?: boolean }): string {
   const { page, basePath, assets } = input;
   const spec = PAGES[page];
   const home = basePath + (spec.signedIn ? PAGES.overview.path : PAGES.signin.path);
@@ -45,7 +53,7 @@ export function renderShell(input: { page: PageName; basePath: string; assets: S
   <header class="site-header">
     <div class="header-inner">
       <a class="brand" href="${escapeHtml(home)}">Gateway</a>
-      ${spec.signedIn ? navigation(basePath, page) : ""}
+      ${spec.signedIn ? navigation(basePath, page, input.operator === true) : ""}
     </div>
   </header>
   <main id="main" tabindex="-1">

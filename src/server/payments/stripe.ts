@@ -26,6 +26,16 @@ export function stripeClient(config: Config["stripe"]): Stripe | null {
   });
 }
 
+/**
+ * Stripe's receipt link for a paid checkout session: its payment's latest charge carries it.
+ * Null when the session has no payment intent (or Stripe gave no receipt).
+ */
+export async function receiptUrl(stripe: Stripe, paymentIntentId: string): Promise<string | null> {
+  const intent = await stripe.paymentIntents.retrieve(paymentIntentId, { expand: ["latest_charge"] });
+  const charge = intent.latest_charge;
+  return typeof charge === "object" && charge !== null ? (charge.receipt_url ?? null) : null;
+}
+
 /** Stripe Checkout as core's checkout provider: one payment-mode session per pack purchase. */
 export function stripeCheckout(stripe: Stripe, log: Logger): CheckoutProvider {
   return {

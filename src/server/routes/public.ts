@@ -1,7 +1,7 @@
 import { Elysia } from "elysia";
 import { FALLBACK_CATALOG, type Model } from "../../core/catalog.ts";
 import { formatUsd } from "../../core/money.ts";
-import type { Store } from "../../core/store.ts";
+import type { Store } from "../../core/ports.ts";
 import { withDeadline } from "../deadline.ts";
 import { json, methodNotAllowed, plainError } from "../http.ts";
 import type { Logger } from "../log.ts";

@@ -25,3 +25,15 @@ export const plural = (n: number, one: string, many = `${one}s`): string => `${c
 /** A JSON number as plain decimal digits (never "1e-7"), exact to the nano-USD the API keeps. */
 export const plainNumber = (value: number): string =>
   value.toLocaleString("en-US", { useGrouping: false, maximumFractionDigits: 9 });
+
+/** The exact sum of decimal strings with 9 fractional digits (as the API sends money), as such a string. */
+export function sumUsd(amounts: string[]): string {
+  const nanos = amounts.reduce((sum, amount) => {
+    const [whole = "0", fraction = ""] = amount.replace("-", "").split(".");
+    const value = BigInt(whole) * 1_000_000_000n + BigInt(fraction.padEnd(9, "0").slice(0, 9));
+    return sum + (amount.startsWith("-") ? -value : value);
+  }, 0n);
+  const negative = nanos < 0n;
+  const digits = (negative ? -nanos : nanos).toString().padStart(10, "0");
+  return `${negative ? "-" : ""}${digits.slice(0, -9)}.${digits.slice(-9)}`;
+}

@@ -10,7 +10,14 @@ import { verifyBanner } from "./banner.ts";
 import { h } from "./dom.ts";
 import { pageUrl } from "./env.ts";
 import { renderForgot, renderReset, renderVerify } from "./pages/email-links.ts";
+import { renderAdmin } from "./pages/admin.ts";
+import { renderAdminAccounts } from "./pages/admin-accounts.ts";
+import { renderAdminAudit } from "./pages/admin-audit.ts";
+import { renderAdminCatalog } from "./pages/admin-catalog.ts";
+import { renderEstimator } from "./pages/estimator.ts";
 import { renderKeys } from "./pages/keys.ts";
+import { renderModels } from "./pages/models.ts";
+import { renderPurchases } from "./pages/purchases.ts";
 import { renderOverview } from "./pages/overview.ts";
 import { renderSecurity } from "./pages/security.ts";
 import { renderSettings } from "./pages/settings.ts";
@@ -22,9 +29,16 @@ const RENDERERS: Record<PageName, (root: HTMLElement, data: never) => Promise<vo
   overview: renderOverview,
   keys: renderKeys,
   usage: renderUsage,
+  models: renderModels,
+  estimator: renderEstimator,
+  purchases: renderPurchases,
   topup: renderTopUp,
   settings: renderSettings,
   security: renderSecurity,
+  admin: renderAdmin,
+  adminAccounts: renderAdminAccounts,
+  adminCatalog: renderAdminCatalog,
+  adminAudit: renderAdminAudit,
   signin: (root) => renderSignIn(root, "signin"),
   signup: (root) => renderSignIn(root, "signup"),
   forgot: renderForgot,

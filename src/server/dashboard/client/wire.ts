@@ -40,3 +40,22 @@ export interface TotpEnabled {
   success: true;
   recoveryCodes: string[];
 }
+
+// The operator console's reads and the dashboard's newer ones.
+import type { accountDetail, adminAuditPage, catalogList, grantCredits, searchAccounts } from "../../../core/admin-actions.ts";
+import type { adminAccountView, catalogModelView } from "../../../core/admin.ts";
+import type { adminStats } from "../../../core/admin-stats.ts";
+import type { modelSpend } from "../../../core/model-spend.ts";
+import type { purchaseList } from "../../../core/purchases.ts";
+
+export type CatalogModel = ReturnType<typeof catalogModelView>;
+export type CatalogList = Awaited<ReturnType<typeof catalogList>>;
+export type ModelSpend = Awaited<ReturnType<typeof modelSpend>>;
+export type PurchaseList = Awaited<ReturnType<typeof purchaseList>>;
+export type PurchaseView = PurchaseList["purchases"][number];
+export type AdminStats = Awaited<ReturnType<typeof adminStats>>;
+export type AdminAccount = ReturnType<typeof adminAccountView>;
+export type AccountSearch = Awaited<ReturnType<typeof searchAccounts>>;
+export type AccountDetail = Awaited<ReturnType<typeof accountDetail>>;
+export type GrantResult = Awaited<ReturnType<typeof grantCredits>>;
+export type AdminAuditPage = Awaited<ReturnType<typeof adminAuditPage>>;

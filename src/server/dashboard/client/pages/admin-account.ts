@@ -1,0 +1,90 @@
+import { call } from "../api.ts";
+import { dataTable } from "../chart.ts";
+import { h } from "../dom.ts";
+import { pageUrl } from "../env.ts";
+import { field, form } from "../fields.ts";
+import { count, dateTime, usd } from "../format.ts";
+import { confirmAction } from "../modal.ts";
+import type { AccountDetail, AdminAccount, GrantResult } from "../wire.ts";
+
+const AMOUNT = /^-?\d+(\.\d{1,9})?$/;
+const STATES: Record<string, string> = { active: "success", banned: "error", deleted: "expired" };
+
+export const stateBadge = (account: AdminAccount) =>
+  h("span", { class: `badge ${STATES[account.state] ?? "expired"}` }, account.state[0]!.toUpperCase() + account.state.slice(1));
+
+const fact = (term: string, value: string | Node) => h("div", {}, h("dt", {}, term), h("dd", {}, value));
+
+const section = (id: string, title: string, ...body: Node[]) =>
+  h("section", { class: "card", "aria-labelledby": id }, h("h2", { id, tabindex: "-1" }, title), ...body);
+
+/** Grant credits (or take them back with a negative amount), with a note kept in the ledger and the audit log. */
+function grantForm(email: string, done: (message: string) => Promise<void>): HTMLFormElement {
+  const usdField = field({
+    name: "usd", label: "Amount (USD)", inputMode: "decimal",
+    hint: "A negative amount takes credits back (an adjustment). Up to 9 decimal places.",
+    validate: (v) => (AMOUNT.test(v) && Number(v) !== 0 ? null : "Enter a non-zero amount, such as 25 or -2.50"),
+  });
+  const note = field({ name: "note", label: "Note", hint: "Why: kept in the ledger and the audit log.", maxLength: 500 });
+  return form({
+    fields: [usdField, note],
+    submitLabel: "Grant credits",
+    labelledBy: "grant-heading",
+    onSubmit: async () => {
+      // The amount goes as the typed decimal string, so the server reads it exactly.
+      const result = await call<GrantResult>("POST", `/admin/accounts/${encodeURIComponent(email)}/credits`, { usd: usdField.value(), note: note.value() });
+      usdField.input.value = "";
+      note.input.value = "";
+      await done(`${result.kind === "grant" ? "Granted" : "Took back"} ${usd(result.amountUsd.replace("-", ""))}. The balance is now ${usd(result.balanceUsd)}.`);
+    },
+  });
+}
+
+/** Ban or unban, after asking; a ban refuses the account's sign-ins and API requests at once. */
+function banButton(account: AdminAccount, done: (message: string) => Promise<void>): HTMLButtonElement {
+  const banned = account.state === "banned";
+  return h("button", {
+    type: "button", class: banned ? "button secondary" : "button danger",
+    onClick: async () => {
+      const confirmed = await confirmAction(banned
+        ? { title: `Unban ${account.email}?`, body: "The account can sign in and use its keys again.", confirmLabel: "Unban" }
+        : { title: `Ban ${account.email}?`, body: "Its sign-ins and API requests are refused at once, on every instance.", confirmLabel: "Ban" });
+      if (!confirmed) return;
+      await call("POST", `/admin/accounts/${encodeURIComponent(account.email)}/${banned ? "unban" : "ban"}`);
+      await done(banned ? `${account.email} is unbanned.` : `${account.email} is banned.`);
+    },
+  }, banned ? "Unban account" : "Ban account");
+}
+
+/** One account for an operator: balance and state, grant and ban, keys, purchases and latest requests. */
+export async function renderAccountDetail(root: HTMLElement, email: string, notice?: string): Promise<void> {
+  const detail = await call<AccountDetail>("GET", `/admin/accounts/${encodeURIComponent(email)}`);
+  const { account } = detail;
+  const redraw = async (message: string) => {
+    await renderAccountDetail(root, email, message);
+    document.getElementById("account-heading")?.focus();
+  };
+  root.replaceChildren(
+    h("p", {}, h("a", { href: pageUrl("adminAccounts") }, "← All accounts")),
+    h("div", { class: "form-status", "aria-live": "polite" }, notice ? h("p", { class: "notice success", role: "status" }, notice) : null),
+    section("account-heading", account.email,
+      h("dl", { class: "facts" },
+        fact("State", stateBadge(account)), fact("Balance", usd(account.balanceUsd)), fact("Reserved", usd(account.reservedUsd)),
+        fact("In flight", count(account.inflight)), fact("Operator", account.admin ? "Yes" : "No"), fact("Created", dateTime(account.createdAt))),
+      h("div", { class: "actions" }, banButton(account, redraw))),
+    section("grant-heading", "Grant credits", grantForm(account.email, redraw)),
+    section("keys-heading", "API keys", detail.keys.length === 0 ? h("p", { class: "muted" }, "No keys.") : dataTable({
+      caption: "Keys, newest first", columns: ["Name", "Prefix", "Status", "Requests", "Spend", "Last used"], numeric: [3, 4],
+      rows: detail.keys.map((k) => [k.name, `${k.prefix}…`, k.status, count(k.total_requests), usd(k.total_spend_usd), k.lastUsedAt ? dateTime(k.lastUsedAt) : "Never"]),
+    })),
+    section("purchases-heading", "Purchases", detail.purchases.length === 0 ? h("p", { class: "muted" }, "No purchases.") : dataTable({
+      caption: "Checkouts, newest first", columns: ["Date", "Pack", "Credits", "Status"], numeric: [2],
+      rows: detail.purchases.map((p) => [dateTime(p.createdAt), p.packName, usd(p.creditsUsd), p.status]),
+    })),
+    section("usage-heading", "Latest requests", detail.usage.length === 0 ? h("p", { class: "muted" }, "No requests.") : dataTable({
+      caption: "The 20 latest requests", columns: ["Time", "Model", "Key", "Cost", "Latency", "Status"], numeric: [3, 4],
+      rows: detail.usage.map((u) => [dateTime(u.createdAt), u.model, u.keyName ?? "—", usd(u.costUsd), `${count(u.latencyMs)} ms`, u.error ? `error: ${u.error}` : u.status]),
+    })),
+  );
+  document.title = `${account.email} · Accounts · Gateway`;
+}

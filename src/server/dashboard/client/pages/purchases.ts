@@ -1,0 +1,36 @@
+import { call } from "../api.ts";
+import { dataTable } from "../chart.ts";
+import { h } from "../dom.ts";
+import { pageUrl } from "../env.ts";
+import { dateTime, usd } from "../format.ts";
+import type { PurchaseList, PurchaseView } from "../wire.ts";
+
+const STATUS: Record<string, string> = { paid: "Paid", open: "Awaiting payment", expired: "Expired", failed: "Payment failed" };
+const BADGE: Record<string, string> = { paid: "success", open: "expired", expired: "expired", failed: "error" };
+
+/** A purchase's receipt link: Stripe's page, opened in a new tab, when Stripe gave one. */
+const receipt = (p: PurchaseView): Node | string =>
+  p.receiptUrl === null ? "—" : h("a", { href: p.receiptUrl, target: "_blank", rel: "noopener noreferrer" }, "Receipt", h("span", { class: "visually-hidden" }, ` for ${p.packName}, ${dateTime(p.createdAt)} (opens Stripe)`));
+
+/** The account's credit pack purchases, newest first, with Stripe's receipts. */
+export async function renderPurchases(root: HTMLElement): Promise<void> {
+  const { purchases } = await call<PurchaseList>("GET", "/account/purchases");
+  if (purchases.length === 0) {
+    root.replaceChildren(h("p", { class: "muted" }, "No purchases yet. ", h("a", { href: pageUrl("topup") }, "Buy a credit pack"), "."));
+    return;
+  }
+  const table = dataTable({
+    caption: "Credit pack purchases, newest first",
+    columns: ["Date", "Pack", "Price", "Credits", "Status", "Receipt"],
+    numeric: [2, 3],
+    rows: purchases.map((p) => [
+      h("time", { datetime: p.createdAt }, dateTime(p.createdAt)),
+      p.packName,
+      p.priceUsd === null ? "—" : usd(p.priceUsd),
+      usd(p.creditsUsd),
+      h("span", { class: `badge ${BADGE[p.status] ?? "error"}` }, STATUS[p.status] ?? p.status),
+      receipt(p),
+    ]),
+  });
+  root.replaceChildren(h("p", {}, h("a", { href: pageUrl("topup"), class: "button secondary" }, "Buy credits")), table);
+}

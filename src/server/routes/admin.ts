@@ -1,0 +1,73 @@
+import { Elysia } from "elysia";
+import { parseAccountQuery, parseGrant, parseModelChange, parsePage, requireOperator, ADMIN_PAGES } from "../../core/admin.ts";
+import {
+  accountDetail, adminAuditPage, catalogList, editModel, grantCredits, searchAccounts, setBanned, type AdminPorts, type OperatorAct,
+} from "../../core/admin-actions.ts";
+import { adminStats, parseStatsDays } from "../../core/admin-stats.ts";
+import { parseAuditPage } from "../../core/audit.ts";
+import type { AppDeps } from "../deps.ts";
+import { clientIp } from "../client-ip.ts";
+import { json, methodNotAllowed, plainError } from "../http.ts";
+import { readObjectBody } from "../object-body.ts";
+import { sessionPlugin, type Session } from "../session.ts";
+
+type Server = Parameters<typeof clientIp>[1];
+
+/**
+ * The operator console's JSON endpoints (`/dashboard/admin` reads them). Session only: 401
+ * without a session, 403 for an account that is not an operator; every write is audited.
+ */
+export const adminRoutes = (deps: AppDeps) => {
+  const { store, now, config } = deps;
+  const ports: AdminPorts = { store };
+  const act = (session: Session, request: Request, server: Server): OperatorAct => ({
+    operator: requireOperator(session), ip: clientIp(request, server, config.trustProxy), now: now(),
+  });
+
+  return new Elysia({ name: "admin" })
+    .all("/admin/accounts", methodNotAllowed(plainError, "GET"))
+    .all("/admin/accounts/:email", methodNotAllowed(plainError, "GET"))
+    .all("/admin/accounts/:email/credits", methodNotAllowed(plainError, "POST"))
+    .all("/admin/accounts/:email/ban", methodNotAllowed(plainError, "POST"))
+    .all("/admin/accounts/:email/unban", methodNotAllowed(plainError, "POST"))
+    .all("/admin/stats", methodNotAllowed(plainError, "GET"))
+    .all("/admin/models", methodNotAllowed(plainError, "GET"))
+    .all("/admin/models/:id", methodNotAllowed(plainError, "PATCH"))
+    .all("/admin/audit", methodNotAllowed(plainError, "GET"))
+    .use(sessionPlugin(deps))
+    .get("/admin/accounts", async ({ session, query }) => {
+      requireOperator(session);
+      return json(await searchAccounts(store, parseAccountQuery(query.q), parsePage(query.page, ADMIN_PAGES)));
+    })
+    .get("/admin/accounts/:email", async ({ session, params }) => {
+      requireOperator(session);
+      return json(await accountDetail(store, params.email, now()));
+    })
+    .post("/admin/accounts/:email/credits", async ({ session, params, request, server }) => {
+      const by = act(session, request, server);
+      const grant = parseGrant(await readObjectBody(request));
+      return json(await grantCredits(ports, by, params.email, grant));
+    })
+    .post("/admin/accounts/:email/ban", ({ session, params, request, server }) =>
+      setBanned(ports, act(session, request, server), params.email, true).then((view) => json(view)))
+    .post("/admin/accounts/:email/unban", ({ session, params, request, server }) =>
+      setBanned(ports, act(session, request, server), params.email, false).then((view) => json(view)))
+    .get("/admin/stats", async ({ session, query }) => {
+      requireOperator(session);
+      const days = parseStatsDays(query.days);
+      return json(await adminStats(store, await store.listModels({ includeDisabled: true }), days, now()));
+    })
+    .get("/admin/models", async ({ session }) => {
+      requireOperator(session);
+      return json(await catalogList(store));
+    })
+    .get("/admin/audit", async ({ session, query }) => {
+      requireOperator(session);
+      return json(await adminAuditPage(store, parseAuditPage(query.page), query.email));
+    })
+    .patch("/admin/models/:id", async ({ session, params, request, server }) => {
+      const by = act(session, request, server);
+      const change = parseModelChange(await readObjectBody(request));
+      return json(await editModel(ports, by, params.id, change));
+    });
+};
