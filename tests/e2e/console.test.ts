@@ -11,6 +11,7 @@ import { signUpUser, type Browser as SignedIn } from "../support/session.ts";
 import { startGateway, type TestGateway } from "../support/server.ts";
 import { waitFor } from "../support/wait.ts";
 import { describeInBrowser, launchChromium, openTab, screenshot, type Tab } from "./support/browser.ts";
+import { verifyEmail } from "../support/accounts.ts";
 
 setDefaultTimeout(30_000);
 
@@ -33,6 +34,7 @@ describeInBrowser("the operator console and the customer's pages, end to end", (
     operator = await signInOperator(gateway.url, gateway.store);
     // A customer with something on every page: a key, a request, a paid purchase with its receipt.
     customer = await signUpUser(gateway.url);
+    await verifyEmail(gateway.store, customer.email); // the free credits come with a verified e-mail
     const { key } = await readJson(await customer.send("POST", "/keys/generate", { name: "Backend" }));
     expect((await postChat(gateway.url, key, hello(MODEL))).status).toBe(200);
     const { sessionId } = await readJson(await customer.send("POST", "/checkout", { packId: "builder" }));
