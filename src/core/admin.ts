@@ -128,11 +128,11 @@ export const adminAccountView = (account: Account) => ({
 
 /**
  * A catalog model as the console shows and edits it: every model, enabled or not, with its
- * prices to the nano-USD. `cachedInputPerMillionUsd` appears once the catalog carries a
- * cached-input price (the providers work adds `cachedInputPerMTok` to the model record).
+ * prices to the nano-USD. `cachedInputPerMillionUsd` appears only where the operator set a
+ * cached-input price (unset, cached tokens are charged at the input price).
  */
 export function catalogModelView(model: Model) {
-  const cached = (model as Model & { cachedInputPerMTok?: Nanos | null }).cachedInputPerMTok;
+  const cached = model.cachedInputPerMTok;
   return {
     id: model.id,
     displayName: model.displayName,
@@ -142,7 +142,7 @@ export function catalogModelView(model: Model) {
     maxOutputTokens: model.maxOutputTokens,
     inputPerMillionUsd: formatUsd(model.inputPerMTok, 4),
     outputPerMillionUsd: formatUsd(model.outputPerMTok, 4),
-    ...(cached === undefined || cached === null ? {} : { cachedInputPerMillionUsd: formatUsd(cached, 4) }),
+    ...(cached === null ? {} : { cachedInputPerMillionUsd: formatUsd(cached, 4) }),
     useCaseHint: model.useCaseHint,
     speedBadge: model.speedBadge,
     enabled: model.enabled,
