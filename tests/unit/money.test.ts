@@ -1,4 +1,6 @@
 import { describe, expect, test } from "bun:test";
+import Decimal from "decimal.js";
+import fc from "fast-check";
 import { formatUsd, nanos, parseUsd, requestCost } from "../../src/core/money.ts";
 
 describe("parseUsd", () => {
@@ -36,6 +38,17 @@ describe("formatUsd", () => {
     [9_999_999_999_999_999n, 9, "9999999.999999999"],
   ] as const)("%p nano-USD to %p places is %p", (amount, places, expected) => {
     expect(formatUsd(nanos(amount), places)).toBe(expected);
+  });
+
+  test("rounds as decimal.js's toFixed(places, ROUND_HALF_UP) does, negative amounts and halves included", () => {
+    const byDecimal = (amount: bigint, places: number) =>
+      new Decimal(amount.toString()).div("1000000000").toFixed(places, Decimal.ROUND_HALF_UP);
+    fc.assert(
+      fc.property(fc.bigInt({ min: -(10n ** 18n), max: 10n ** 18n }), fc.constantFrom(2, 4, 6, 9), (amount, places) => {
+        expect(formatUsd(nanos(amount), places as 2 | 4 | 6 | 9)).toBe(byDecimal(amount, places));
+      }),
+      { numRuns: 2000, examples: [[5_000_000n, 2], [-5_000_000n, 2], [-4_999_999n, 2], [-1n, 6]] },
+    );
   });
 });
 

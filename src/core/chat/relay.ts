@@ -4,7 +4,7 @@ import { AppError, isAppError } from "../errors.ts";
 import type { BillingSession } from "./billing.ts";
 import { ProviderTimeout, unreachable } from "./failures.ts";
 import type { ChatLog, ReservationObserver } from "./ports.ts";
-import { finalChunk, readChunk } from "./response.ts";
+import { finalChunk, readChunk, relayedAsIs } from "./response.ts";
 import type { Usage } from "./usage.ts";
 
 /** Where the relay writes the client's events (`data:` payloads), and how it learns the client left. */
@@ -56,6 +56,11 @@ export async function relayStream(relay: Relay, sink: StreamSink): Promise<void>
           if (data === "[DONE]") {
             finished = true;
             break;
+          }
+          const asIs = firstSent ? relayedAsIs(data, model) : null;
+          if (asIs !== null) {
+            relayed += `data: ${asIs}\n\n`;
+            continue;
           }
           const parsed = readChunk(JSON.parse(data) as Record<string, unknown>, model);
           usage = parsed.usage ?? usage;

@@ -67,12 +67,12 @@ class Exchange {
   private readonly controller = new AbortController();
   private timer: Timer;
 
-  constructor(client: AbortSignal, private readonly timeoutMs: number) {
+  private readonly onClientGone = () => this.controller.abort();
+
+  constructor(private readonly client: AbortSignal, private readonly timeoutMs: number) {
     this.timer = setTimeout(() => this.controller.abort(new DOMException("timed out", "TimeoutError")), timeoutMs);
-    const onClientGone = () => this.controller.abort();
-    if (client.aborted) onClientGone();
-    else client.addEventListener("abort", onClientGone, { once: true });
-    this.controller.signal.addEventListener("abort", () => client.removeEventListener("abort", onClientGone), { once: true });
+    if (client.aborted) this.onClientGone();
+    else client.addEventListener("abort", this.onClientGone, { once: true });
   }
 
   get signal(): AbortSignal {
@@ -89,23 +89,30 @@ class Exchange {
     return isAppError(error) ? error : unreachable(isTimeout(this.controller.signal), this.timeoutMs);
   }
 
-  /** Ends the exchange: the timer stops and the upstream connection, if still open, is let go. */
-  end(): void {
+  /**
+   * Ends the exchange: the timer stops and the client's leaving no longer matters. An answer
+   * read to its end leaves nothing to let go; one given up (`read` false) is aborted, so that
+   * its connection is closed. (Aborting every exchange cost ~4% of a request's CPU.)
+   */
+  end(read: boolean): void {
     clearTimeout(this.timer);
-    this.controller.abort();
+    this.client.removeEventListener("abort", this.onClientGone);
+    if (!read) this.controller.abort();
   }
 }
 
 async function* relayedEvents(body: ReadableStream<Uint8Array>, exchange: Exchange): AsyncGenerator<string[]> {
+  let read = false;
   try {
     for await (const events of sseData(body, UPSTREAM_BODY_LIMIT_BYTES)) {
       exchange.refresh();
       yield events;
     }
+    read = true;
   } catch (error) {
     throw exchange.failure(error);
   } finally {
-    exchange.end();
+    exchange.end(read);
   }
 }
 
@@ -140,13 +147,16 @@ export function openAiCompatible(providers: Record<Provider, ProviderConfig>, op
   return {
     async complete(call) {
       const exchange = new Exchange(call.signal, timeoutMs);
+      let read = false;
       try {
-        return await readUpstreamJson(await answer(call, exchange));
+        const answered = await readUpstreamJson(await answer(call, exchange));
+        read = true;
+        return answered;
       } catch (error) {
         // Too large is said as such; a body cut short or too slow is a failed request.
         throw exchange.failure(error);
       } finally {
-        exchange.end();
+        exchange.end(read);
       }
     },
     async stream(call) {
@@ -156,7 +166,7 @@ export function openAiCompatible(providers: Record<Provider, ProviderConfig>, op
         exchange.refresh();
         return relayedEvents(response.body as ReadableStream<Uint8Array>, exchange);
       } catch (error) {
-        exchange.end();
+        exchange.end(false);
         throw exchange.failure(error);
       }
     },
