@@ -1,5 +1,6 @@
 import type { NewReservation } from "../../../core/store.ts";
 import { rows, type Work } from "../../sql.ts";
+import { ASYNC_COMMIT } from "./async-commit.ts";
 
 /**
  * Postgres only: admits the requests of a batch (see `batched`) in one statement, and so one
@@ -17,13 +18,13 @@ export function* admitMany(items: NewReservation[]): Work<(string | null)[]> {
   // primary key rather than scanning a table whose rows are rewritten thousands of times a second.
   const accounts = [...new Set(items.map((r) => r.account.id))];
   const admitted = yield* rows(
-    `WITH input AS (
+    `WITH ${ASYNC_COMMIT}, input AS (
        SELECT * FROM unnest(?::text[], ?::text[], ?::text[], ?::text[], ?::text[], ?::bigint[], ?::bigint[], ?::bigint[], ?::bigint[])
          AS i(id, account_id, key_id, model, requested_model, amount_nanos, created_at, lease_expires_at, max_inflight)),
      per_account AS (
        SELECT account_id, SUM(amount_nanos) AS amount, COUNT(*) AS requests, MIN(max_inflight) AS max_inflight
        FROM input GROUP BY account_id),
-     locked AS MATERIALIZED (SELECT id FROM accounts WHERE id = ANY(?::text[]) ORDER BY id FOR UPDATE SKIP LOCKED),
+     locked AS MATERIALIZED (SELECT id FROM accounts WHERE id = ANY(?::text[]) AND (SELECT off FROM async_commit) ORDER BY id FOR UPDATE SKIP LOCKED),
      admitted AS (
        UPDATE accounts a SET reserved_nanos = a.reserved_nanos + p.amount, inflight = a.inflight + p.requests
        FROM per_account p WHERE a.id = ANY(?::text[]) AND a.id = p.account_id AND a.id IN (SELECT id FROM locked)

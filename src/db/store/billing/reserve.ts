@@ -3,6 +3,7 @@ import { decideReservation, type ReservationSnapshot } from "../../../core/reser
 import type { NewReservation, ReservationOutcome } from "../../../core/store.ts";
 import type { Dialect } from "../../migration-files.ts";
 import { big, exec, first, int, type Work } from "../../sql.ts";
+import { SET_ASYNC_COMMIT } from "./async-commit.ts";
 import { accountScope, hourWindows, keyScope } from "./windows.ts";
 
 export const hasKeyLimits = (key: NewReservation["key"]) =>
@@ -57,6 +58,7 @@ function* readSnapshot(dialect: Dialect, input: NewReservation): Work<Reservatio
  * when the request ends, and until then its open reservation counts toward them.
  */
 export function* reserve(dialect: Dialect, input: NewReservation): Work<ReservationOutcome> {
+  if (dialect === "postgres") yield* exec(SET_ASYNC_COMMIT);
   const snapshot = yield* readSnapshot(dialect, input);
   const refusal = decideReservation(snapshot, input, input.policy, input.now);
   if (refusal) return { ok: false, error: refusal };
