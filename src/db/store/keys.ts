@@ -2,7 +2,8 @@ import { keyStatus } from "../../core/keys.ts";
 import type { ApiKey, KeyChange, KeyHolder, KeyManagementStore, KeyStore, NewKey, RotateOutcome } from "../../core/store.ts";
 import type { Database } from "../database.ts";
 import type { Dialect } from "../migration-files.ts";
-import { first, int, intOrNull, rows, type Work } from "../sql.ts";
+import { first, int, rows, type Work } from "../sql.ts";
+import { keyLookup } from "./key-lookup.ts";
 import { lockScope } from "./rate-limits.ts";
 import { KEY_COLUMNS, toKey } from "./rows.ts";
 import { setClause } from "./set-clause.ts";
@@ -19,25 +20,9 @@ function* createKey(input: NewKey): Work<ApiKey> {
   return toKey(row);
 }
 
-// One round trip on the chat path: the key and what authentication needs of its account.
-// Scalar subqueries rather than a join, because SQLite answers this form several times faster.
-const KEY_WITH_HOLDER = `SELECT ${KEY_COLUMNS},
-  (SELECT banned_at FROM accounts WHERE id = k.account_id) AS banned_at,
-  (SELECT deleted_at FROM accounts WHERE id = k.account_id) AS deleted_at,
-  EXISTS (SELECT 1 FROM accounts WHERE id = k.account_id) AS holder_exists
-  FROM api_keys k WHERE k.hash = ?`;
-
-function* findKeyByHash(hash: string): Work<{ key: ApiKey; account: KeyHolder } | null> {
-  const row = yield* first(KEY_WITH_HOLDER, hash);
-  // A key whose account row is gone is as good as unknown.
-  if (!row || !row.holder_exists) return null;
-  const key = toKey(row);
-  return { key, account: { id: key.accountId, bannedAt: intOrNull(row.banned_at), deletedAt: intOrNull(row.deleted_at) } };
-}
-
 export const keyStore = (db: Database): KeyStore => ({
   createKey: (input) => db.transaction(createKey(input)),
-  findKeyByHash: (hash) => db.run(findKeyByHash(hash)),
+  findKeyByHash: keyLookup(db),
 });
 
 function* listKeys(accountId: string): Work<ApiKey[]> {
