@@ -1,9 +1,10 @@
-import { afterAll, beforeAll, expect, test } from "bun:test";
-import { keyPrefix } from "../../src/core/keys.ts";
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { hashKey, keyPrefix } from "../../src/core/keys.ts";
 import { hello, postChat } from "../support/chat.ts";
 import { describeEachDialect } from "../support/databases.ts";
 import { providerEnv, startFakeUpstream } from "../support/fake-upstream.ts";
 import { readJson } from "../support/http.ts";
+import { generate, HOUR, list, listed, storedKey, useKeysGateway } from "../support/keys.ts";
 import { verifyEmail } from "../support/accounts.ts";
 import { signUpUser, type Browser } from "../support/session.ts";
 import { useGateway } from "../support/server.ts";
@@ -87,5 +88,43 @@ describeEachDialect("one user's account, usage and settings, seen from another's
     expect((await bob.send("PATCH", "/settings/alert-threshold", { threshold: 42 })).status).toBe(200);
     expect((await bob.send("PATCH", "/settings/spend-safety-limit", { limit: 0 })).status).toBe(200);
     expect(await readJson(await alice.send("GET", "/account"))).toEqual(aliceAccount);
+  });
+});
+
+describeEachDialect("API keys: secrets and abuse", (dialect) => {
+  const { gateway, newUser } = useKeysGateway(dialect);
+
+  describe("POST /keys/generate", () => {
+    test("stores only the key's hash: the plaintext resolves through it and never appears in the list", async () => {
+      const user = await newUser();
+      const { key } = await generate(user);
+      const found = await gateway().store.findKeyByHash(hashKey(key));
+      expect(found?.account.id).toBe((await gateway().store.findAccountByEmail(user.email))?.id as string);
+      const text = await (await user.send("GET", "/keys/generate")).text();
+      expect(text).not.toContain(key);
+      expect(text).not.toContain(hashKey(key));
+    });
+
+    test("allows 5 keys per hour, then 429 rate_limit_exceeded; rotations and CLI keys do not count", async () => {
+      const user = await newUser();
+      const first = await generate(user);
+      for (let i = 0; i < 4; i++) await generate(user);
+      const refused = await user.send("POST", "/keys/generate", { name: "sixth" });
+      expect(refused.status).toBe(429);
+      expect(await readJson(refused)).toEqual({ error: "rate_limit_exceeded" });
+      const retryAfter = Number(refused.headers.get("retry-after"));
+      expect(retryAfter).toBeGreaterThan(0);
+      expect(retryAfter).toBeLessThanOrEqual(HOUR / 1000);
+
+      const { id } = await listed(user, first.key);
+      expect((await user.send("POST", `/keys/${id}/rotate`)).status).toBe(200);
+      expect((await list(user)).length).toBe(6);
+      expect((await user.send("POST", "/keys/generate", {})).status).toBe(429);
+
+      const other = await newUser();
+      await storedKey(gateway(), other, Date.now() + HOUR);
+      for (let i = 0; i < 5; i++) await generate(other);
+      expect((await other.send("POST", "/keys/generate", {})).status).toBe(429);
+    });
   });
 });

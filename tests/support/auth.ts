@@ -1,0 +1,19 @@
+// What the sign-up, sign-in and session tests share: a gateway that trusts X-Forwarded-For,
+// so that each request can come from an address of its own (the per-IP limits stay out of the way).
+import { useGateway, type TestGateway } from "./server.ts";
+import { request } from "./session.ts";
+
+let ips = 0;
+/** A new client address for each call. */
+export const ip = () => `203.0.113.${++ips}`;
+
+export const accountOf = async (gateway: TestGateway, email: string) =>
+  (await gateway.store.findAccountByEmail(email)) ?? Promise.reject(new Error(`no account ${email}`));
+
+/** A gateway for the suite, and a POST from a new address each time. */
+export function useAuthGateway(dialect: Parameters<typeof useGateway>[0]) {
+  const gateway = useGateway(dialect, { TRUST_PROXY: "1" });
+  const post = (path: string, body?: unknown, headers: Record<string, string> = {}) =>
+    request(gateway().url, "POST", path, body, { "x-forwarded-for": ip(), ...headers });
+  return { gateway, post };
+}
