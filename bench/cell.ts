@@ -1,5 +1,6 @@
 // One cell of the benchmark, for profiling between full `make bench` runs:
-//   bun bench/cell.ts [sqlite|postgres] [json|stream] [connections] [seconds]
+//   bun bench/cell.ts [sqlite|postgres] [json|stream|stream200] [connections] [seconds]
+//   bun bench/cell.ts sqlite slow          (the slow-stream cell, bench/slow-streams.ts)
 // Starts the fake upstream, the baseline proxy and the gateway (the compiled binary, or
 // `bun $GATEWAY_BUN_FLAGS src/main.ts serve` when GATEWAY_BUN_FLAGS is set, `--cpu-prof` say),
 // runs wrk against the baseline and the gateway twice each and prints req/s, p50 and CPU per
@@ -7,13 +8,23 @@
 // The gateway's pid is printed first, for `perf record -p` or `strace -c -p` during the load.
 import { cpuMicros, startServer, timeToFirstByte, wrk } from "./processes.ts";
 import { BINARY, chatBody, freshDatabase, prepareAccounts, type Dialect, type Mode } from "./setup.ts";
+import { slowStreams } from "./slow-streams.ts";
 
-const [dialect = "sqlite", mode = "json", connectionsArg = "64", secondsArg = "3"] = process.argv.slice(2) as [Dialect?, Mode?, string?, string?];
-const connections = Number(connectionsArg);
-const seconds = Number(secondsArg);
+const [dialect = "sqlite", mode = "json", connectionsArg = "64", secondsArg = "3"] = process.argv.slice(2) as [Dialect?, (Mode | "slow")?, string?, string?];
 const bunFlags = process.env.GATEWAY_BUN_FLAGS;
 const gatewayCmd =
   bunFlags === undefined ? [BINARY] : [process.execPath, ...bunFlags.split(" ").filter(Boolean), new URL("../src/main.ts", import.meta.url).pathname];
+if (mode === "slow") {
+  const database = await freshDatabase(dialect, "gw_bench_cell");
+  const env = { DATABASE_URL: database.url, OPENAI_API_KEY: "bench", SWEEP_INTERVAL_MS: "30000" };
+  const { keysFile } = await prepareAccounts(env, 100);
+  const result = await slowStreams(env, keysFile, 100, { server: 1, load: 0 }, gatewayCmd);
+  console.log(JSON.stringify(result, null, 1));
+  await database.drop();
+  process.exit(0);
+}
+const connections = Number(connectionsArg);
+const seconds = Number(secondsArg);
 const body = chatBody(mode);
 
 const database = await freshDatabase(dialect, "gw_bench_cell");
@@ -34,7 +45,7 @@ try {
       console.log(`${name.padEnd(8)} ${dialect} ${mode} c=${connections}: ${result.rps.toFixed(0)} req/s, p50 ${result.p50.toFixed(3)} ms, ${cpu.toFixed(1)} µs CPU/req, ${result.failures} failed`);
     }
   }
-  if (mode === "stream") {
+  if (mode !== "json") {
     for (const [name, server] of [["direct", upstream], ["baseline", baseline], ["gateway", gateway]] as const) {
       const ms = await timeToFirstByte(`${server.url}/v1/chat/completions`, keys, body, 400);
       console.log(`${name.padEnd(8)} time to first byte: ${ms.toFixed(3)} ms`);

@@ -6,14 +6,20 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 
 export type Dialect = "sqlite" | "postgres";
-export type Mode = "json" | "stream";
+/** Non-streaming; streams of 20 content chunks; streams of 200 (the fake upstream answers 320 max tokens so). */
+export type Mode = "json" | "stream" | "stream200";
 
 export const BINARY = new URL("../dist/gateway", import.meta.url).pathname;
 export const PG_SERVER = process.env.BENCH_POSTGRES_URL ?? "postgres://postgres@127.0.0.1:5432/test";
 
-const BODY = JSON.stringify({ model: "gpt-4.1-nano", messages: [{ role: "user", content: "Say hello in twenty words." }], max_tokens: 32 });
-const STREAM_BODY = JSON.stringify({ ...JSON.parse(BODY), stream: true });
-export const chatBody = (mode: Mode) => (mode === "json" ? BODY : STREAM_BODY);
+const request = (extra: object) =>
+  JSON.stringify({ model: "gpt-4.1-nano", messages: [{ role: "user", content: "Say hello in twenty words." }], max_tokens: 32, ...extra });
+const BODIES: Record<Mode, string> = {
+  json: request({}),
+  stream: request({ stream: true }),
+  stream200: request({ stream: true, max_tokens: 320 }),
+};
+export const chatBody = (mode: Mode) => BODIES[mode];
 
 /** Runs the compiled gateway's CLI and returns what it printed. */
 export async function gatewayCli(args: string[], env: Record<string, string>): Promise<string> {

@@ -1,0 +1,53 @@
+// Issue 21's targets, each printed with what this run measured and its ratio against the bare
+// relay (the baseline proxy) of the same run. They are not asserted anywhere: a missed one is
+// a finding, explained with its measured floor in bench/PROFILE.md.
+import type { SlowResult } from "./slow-streams.ts";
+
+type Summary = Record<string, Record<string, number>>;
+
+const fmt = (n: number | undefined, digits: number) => (n !== undefined && Number.isFinite(n) ? n.toFixed(digits) : "n/a");
+const verdict = (ok: boolean) => (ok ? "met" : "MISSED");
+const atMost = (value: number | undefined, limit: number) => value !== undefined && Number.isFinite(value) && value <= limit;
+
+/** CPU per chunk, from the same cell with 20 and with 200 content chunks. */
+const perChunk = (summary: Summary, dialect: string, side: "gatewayCpu" | "baselineCpu") =>
+  ((summary[`${dialect}|stream200|64`]?.[side] ?? Number.NaN) - (summary[`${dialect}|stream|64`]?.[side] ?? Number.NaN)) / 180;
+
+export function targetLines(
+  summary: Summary,
+  dialects: string[],
+  memory: { after10k: number; after100k: number } | null,
+  slow: (SlowResult & { ledger: { ok: boolean; detail: string } }) | null,
+): string[] {
+  const s = (key: string) => summary[key] ?? {};
+  const cpu = (key: string, limit: number, what: string) =>
+    `- ${what}: CPU per request ${fmt(s(key).gatewayCpu, 1)} µs against the relay's ${fmt(s(key).baselineCpu, 1)} µs = ${fmt(s(key).cpuRatio, 2)}× (target ≤ ${limit}×) — ${verdict(atMost(s(key).cpuRatio, limit))}`;
+  const added = (key: string, limitMs: number, what: string) =>
+    `- ${what}: added p50 over direct at c=1 ${fmt(s(key).addedP50, 3)} ms (target ≤ ${limitMs} ms) — ${verdict(atMost(s(key).addedP50, limitMs))}`;
+  const [gatewayChunk, relayChunk] = [perChunk(summary, "sqlite", "gatewayCpu"), perChunk(summary, "sqlite", "baselineCpu")];
+  const lines = [
+    cpu("sqlite|json|64", 2.0, "SQLite, non-streaming, c=64"),
+    cpu("sqlite|stream|64", 2.5, "SQLite, streaming 20 chunks, c=64"),
+    `- SQLite, marginal CPU per chunk (20 and 200 chunks, c=64): ${fmt(gatewayChunk, 2)} µs against the relay's ${fmt(relayChunk, 2)} µs = ${fmt(gatewayChunk / relayChunk, 2)}× (target ≤ 1.3×) — ${verdict(atMost(gatewayChunk / relayChunk, 1.3))}`,
+    added("sqlite|json|1", 0.25, "SQLite, non-streaming"),
+  ];
+  if (dialects.includes("postgres")) {
+    lines.push(cpu("postgres|json|64", 3.0, "Postgres, non-streaming, c=64"), added("postgres|json|1", 0.7, "Postgres, non-streaming"));
+  }
+  if (slow) {
+    const addedP99 = slow.gateway.p99 - slow.direct.p99;
+    const rssMb = slow.rss.peak / 1024;
+    lines.push(
+      `- Slow streams (SQLite, 2,000 at once, 100 chunks 20 ms apart): ${slow.gateway.failures} failed of ${slow.gateway.requests} (target: none) — ${verdict(slow.gateway.failures === 0 && slow.gateway.requests > 0)}`,
+      `- Slow streams: added p99 time to last byte ${fmt(addedP99, 0)} ms (gateway ${fmt(slow.gateway.p99, 0)} ms, direct ${fmt(slow.direct.p99, 0)} ms; target ≤ 50 ms) — ${verdict(atMost(addedP99, 50))}`,
+      `- Slow streams: gateway RSS peak ${fmt(rssMb, 0)} MB, median ${fmt(slow.rss.median / 1024, 0)} MB, ${fmt(slow.cpuShare * 100, 0)}% of its core (target ≤ 250 MB) — ${verdict(atMost(rssMb, 250))}`,
+      `- Slow streams: ledger afterwards ${slow.ledger.ok ? "exact" : "MISMATCH"} (${slow.ledger.detail}) — ${verdict(slow.ledger.ok)}`,
+    );
+  }
+  lines.push(
+    memory
+      ? `- RSS after 100,000 requests within 20% of RSS after 10,000 (medians of readings every 100 ms through 2 s of load past each mark): ${memory.after10k} KiB → ${memory.after100k} KiB (${fmt((memory.after100k / memory.after10k - 1) * 100, 1)}%) — ${verdict(memory.after100k <= memory.after10k * 1.2)}`
+      : "- memory: not measured",
+  );
+  return lines;
+}
