@@ -5,7 +5,7 @@
 import { cpuMicros, rssKiB, startServer, wrk, type LoadResult } from "./processes.ts";
 import { BINARY, chatBody } from "./setup.ts";
 
-export const SLOW = { streams: 2000, chunks: 100, intervalMs: 20, seconds: Number(process.env.BENCH_SLOW_SECONDS ?? 8) };
+export const SLOW = { streams: Number(process.env.BENCH_SLOW_STREAMS ?? 2000), chunks: 100, intervalMs: 20, seconds: Number(process.env.BENCH_SLOW_SECONDS ?? 8) };
 
 export interface SlowResult {
   direct: LoadResult;
