@@ -2,20 +2,26 @@
 // (scripts/schema-pg.ts, run by `make migrations`). Money is integer nano-USD, times are epoch milliseconds,
 // flags are 0/1 integers, so that one set of SQL statements serves both dialects.
 import { index, integer, primaryKey, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
+import type { Nanos } from "../../core/money.ts";
 
 const bigint = (name: string) => integer(name, { mode: "number" });
+/** Nano-USD: a 64-bit integer column that the store reads and writes as a bigint (`Nanos`). */
+const money = (name: string) => integer(name, { mode: "number" }).$type<Nanos>();
+// drizzle-kit writes a default's runtime value into its snapshots and cannot write a bigint:
+// the number 0 keeps the migrations as they are.
+const NO_NANOS = 0 as unknown as Nanos;
 
 export const accounts = sqliteTable("accounts", {
   id: text("id").primaryKey(),
   email: text("email").notNull(),
   passwordHash: text("password_hash"),
   createdAt: bigint("created_at").notNull(),
-  balanceNanos: bigint("balance_nanos").notNull().default(0),
-  reservedNanos: bigint("reserved_nanos").notNull().default(0),
+  balanceNanos: money("balance_nanos").notNull().default(NO_NANOS),
+  reservedNanos: money("reserved_nanos").notNull().default(NO_NANOS),
   inflight: bigint("inflight").notNull().default(0),
-  alertThresholdNanos: bigint("alert_threshold_nanos"),
+  alertThresholdNanos: money("alert_threshold_nanos"),
   alertArmed: bigint("alert_armed").notNull().default(1),
-  spendLimitNanos: bigint("spend_limit_nanos"),
+  spendLimitNanos: money("spend_limit_nanos"),
   bannedAt: bigint("banned_at"),
   deletedAt: bigint("deleted_at"),
   // Null until the owner follows the verification link; the free credits wait for it.
@@ -36,7 +42,7 @@ export const ledgerEntries = sqliteTable("ledger_entries", {
   id: text("id").primaryKey(),
   accountId: text("account_id").notNull(),
   kind: text("kind").notNull(),
-  amountNanos: bigint("amount_nanos").notNull(),
+  amountNanos: money("amount_nanos").notNull(),
   idempotencyKey: text("idempotency_key"),
   note: text("note"),
   createdAt: bigint("created_at").notNull(),
@@ -56,11 +62,11 @@ export const apiKeys = sqliteTable("api_keys", {
   lastUsedAt: bigint("last_used_at"),
   expiresAt: bigint("expires_at"),
   revokedAt: bigint("revoked_at"),
-  creditLimitNanos: bigint("credit_limit_nanos"),
-  usdPerHourNanos: bigint("usd_per_hour_nanos"),
+  creditLimitNanos: money("credit_limit_nanos"),
+  usdPerHourNanos: money("usd_per_hour_nanos"),
   requestsPerHour: bigint("requests_per_hour"),
   totalRequests: bigint("total_requests").notNull().default(0),
-  totalSpendNanos: bigint("total_spend_nanos").notNull().default(0),
+  totalSpendNanos: money("total_spend_nanos").notNull().default(NO_NANOS),
 }, (t) => [
   uniqueIndex("api_keys_hash_unique").on(t.hash),
   index("api_keys_account_idx").on(t.accountId, t.createdAt),
@@ -75,7 +81,7 @@ export const reservations = sqliteTable("reservations", {
   keyId: text("key_id").notNull(),
   model: text("model").notNull(),
   requestedModel: text("requested_model").notNull(),
-  amountNanos: bigint("amount_nanos").notNull(),
+  amountNanos: money("amount_nanos").notNull(),
   createdAt: bigint("created_at").notNull(),
   leaseExpiresAt: bigint("lease_expires_at").notNull(),
 });
@@ -89,7 +95,7 @@ export const usageLogs = sqliteTable("usage_logs", {
   requestedModel: text("requested_model").notNull(),
   promptTokens: bigint("prompt_tokens").notNull(),
   completionTokens: bigint("completion_tokens").notNull(),
-  costNanos: bigint("cost_nanos").notNull(),
+  costNanos: money("cost_nanos").notNull(),
   latencyMs: bigint("latency_ms").notNull(),
   status: text("status").notNull(),
   error: text("error"),
@@ -103,7 +109,7 @@ export const usageLogs = sqliteTable("usage_logs", {
 export const usageWindows = sqliteTable("usage_windows", {
   scope: text("scope").notNull(),
   minute: bigint("minute").notNull(),
-  spendNanos: bigint("spend_nanos").notNull().default(0),
+  spendNanos: money("spend_nanos").notNull().default(NO_NANOS),
   requests: bigint("requests").notNull().default(0),
 }, (t) => [primaryKey({ columns: [t.scope, t.minute] })]);
 
@@ -155,10 +161,10 @@ export const models = sqliteTable("models", {
   provider: text("provider").notNull(),
   category: text("category").notNull(),
   contextWindow: bigint("context_window").notNull(),
-  inputNanosPerMTok: bigint("input_nanos_per_mtok").notNull(),
-  outputNanosPerMTok: bigint("output_nanos_per_mtok").notNull(),
+  inputNanosPerMTok: money("input_nanos_per_mtok").notNull(),
+  outputNanosPerMTok: money("output_nanos_per_mtok").notNull(),
   // Null: cached prompt tokens are charged at the input price.
-  cachedInputNanosPerMTok: bigint("cached_input_nanos_per_mtok"),
+  cachedInputNanosPerMTok: money("cached_input_nanos_per_mtok"),
   upstreamModel: text("upstream_model").notNull(),
   maxOutputTokens: bigint("max_output_tokens").notNull(),
   useCaseHint: text("use_case_hint").notNull(),
@@ -171,7 +177,7 @@ export const checkoutSessions = sqliteTable("checkout_sessions", {
   id: text("id").primaryKey(),
   accountId: text("account_id").notNull(),
   packId: text("pack_id").notNull(),
-  creditsNanos: bigint("credits_nanos").notNull(),
+  creditsNanos: money("credits_nanos").notNull(),
   status: text("status").notNull(),
   createdAt: bigint("created_at").notNull(),
   expiresAt: bigint("expires_at").notNull(),
@@ -194,8 +200,8 @@ export const alertOutbox = sqliteTable("alert_outbox", {
   id: text("id").primaryKey(),
   accountId: text("account_id").notNull(),
   email: text("email").notNull(),
-  balanceNanos: bigint("balance_nanos").notNull(),
-  thresholdNanos: bigint("threshold_nanos").notNull(),
+  balanceNanos: money("balance_nanos").notNull(),
+  thresholdNanos: money("threshold_nanos").notNull(),
   kind: text("kind").notNull().default("low_balance"),
   subject: text("subject"),
   body: text("body"),

@@ -3,7 +3,9 @@
 import type { ApiKey, KeyHolder } from "../../core/store.ts";
 import { batched } from "../batched.ts";
 import type { Database } from "../database.ts";
+import { apiKeys } from "../schema/sqlite.ts";
 import { intOrNull, rows, type Row, type Work } from "../sql.ts";
+import { record } from "../typed.ts";
 import { KEY_COLUMNS, toKey } from "./rows.ts";
 
 type Found = { key: ApiKey; account: KeyHolder } | null;
@@ -20,7 +22,7 @@ const BY_HASHES = KEY_WITH_HOLDER("k.hash = ANY(?::text[])");
 function found(row: Row | undefined): Found {
   // A key whose account row is gone is as good as unknown.
   if (!row || !row.holder_exists) return null;
-  const key = toKey(row);
+  const key = toKey(record(apiKeys, row));
   return { key, account: { id: key.accountId, bannedAt: intOrNull(row.banned_at), deletedAt: intOrNull(row.deleted_at) } };
 }
 

@@ -1,23 +1,23 @@
+import { and, count, desc, eq, gt, isNull, min } from "drizzle-orm";
 import { keyStatus } from "../../core/keys.ts";
-import type { ApiKey, KeyChange, KeyHolder, KeyManagementStore, KeyStore, NewKey, RotateOutcome } from "../../core/store.ts";
+import type { ApiKey, KeyChange, KeyManagementStore, KeyStore, NewKey, RotateOutcome } from "../../core/store.ts";
 import type { Database } from "../database.ts";
 import type { Dialect } from "../migration-files.ts";
-import { first, int, rows, type Work } from "../sql.ts";
+import { apiKeys } from "../schema/sqlite.ts";
+import { int, type Work } from "../sql.ts";
+import { build, records, run } from "../typed.ts";
 import { keyLookup } from "./key-lookup.ts";
 import { lockScope } from "./rate-limits.ts";
-import { KEY_COLUMNS, toKey } from "./rows.ts";
-import { setClause } from "./set-clause.ts";
+import { toKey } from "./rows.ts";
 
 function* createKey(input: NewKey): Work<ApiKey> {
-  const row = yield* first(
-    `INSERT INTO api_keys (id, account_id, name, prefix, hash, origin, created_at, expires_at, credit_limit_nanos,
-       usd_per_hour_nanos, requests_per_hour)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING ${KEY_COLUMNS}`,
-    Bun.randomUUIDv7(), input.accountId, input.name, input.prefix, input.hash, input.origin, input.now,
-    input.expiresAt, input.creditLimit, input.usdPerHour, input.requestsPerHour,
-  );
-  if (!row) throw new Error("key insert returned no row");
-  return toKey(row);
+  const [created] = yield* records(apiKeys, build.insert(apiKeys).values({
+    id: Bun.randomUUIDv7(), accountId: input.accountId, name: input.name, prefix: input.prefix, hash: input.hash,
+    origin: input.origin, createdAt: input.now, expiresAt: input.expiresAt, creditLimitNanos: input.creditLimit,
+    usdPerHourNanos: input.usdPerHour, requestsPerHour: input.requestsPerHour,
+  }).returning());
+  if (!created) throw new Error("key insert returned no row");
+  return toKey(created);
 }
 
 export const keyStore = (db: Database): KeyStore => ({
@@ -26,13 +26,15 @@ export const keyStore = (db: Database): KeyStore => ({
 });
 
 function* listKeys(accountId: string): Work<ApiKey[]> {
-  return (yield* rows(`SELECT ${KEY_COLUMNS} FROM api_keys WHERE account_id = ? ORDER BY created_at DESC, id DESC`, accountId))
-    .map(toKey);
+  const query = build.select().from(apiKeys).where(eq(apiKeys.accountId, accountId)).orderBy(desc(apiKeys.createdAt), desc(apiKeys.id));
+  return (yield* records(apiKeys, query)).map(toKey);
 }
 
-function* findKey(id: string): Work<ApiKey | null> {
-  const row = yield* first(`SELECT ${KEY_COLUMNS} FROM api_keys WHERE id = ?`, id);
-  return row ? toKey(row) : null;
+/** The account's key, or null. */
+function* ownKey(id: string, accountId?: string): Work<ApiKey | null> {
+  const where = accountId === undefined ? eq(apiKeys.id, id) : and(eq(apiKeys.id, id), eq(apiKeys.accountId, accountId));
+  const [found] = yield* records(apiKeys, build.select().from(apiKeys).where(where));
+  return found ? toKey(found) : null;
 }
 
 function* createKeyWithinLimit(
@@ -42,9 +44,10 @@ function* createKeyWithinLimit(
 ): Work<{ created: ApiKey } | { retryAfterSeconds: number }> {
   // The count and the insert must not interleave with another request's, on any instance.
   yield* lockScope(dialect, `keys:${input.origin}:${input.accountId}`);
-  const window = yield* first(
-    "SELECT COUNT(*) AS n, MIN(created_at) AS oldest FROM api_keys WHERE account_id = ? AND origin = ? AND created_at > ?",
-    input.accountId, input.origin, input.now - limit.windowMs,
+  const [window] = yield* run(
+    build.select({ n: count().as("n"), oldest: min(apiKeys.createdAt).as("oldest") }).from(apiKeys).where(and(
+      eq(apiKeys.accountId, input.accountId), eq(apiKeys.origin, input.origin), gt(apiKeys.createdAt, input.now - limit.windowMs),
+    )),
   );
   if (int(window?.n) >= limit.count) {
     const reopensAt = int(window?.oldest) + limit.windowMs;
@@ -53,42 +56,33 @@ function* createKeyWithinLimit(
   return { created: yield* createKey(input) };
 }
 
-const KEY_CHANGE_COLUMNS = {
-  name: "name",
-  expiresAt: "expires_at",
-  creditLimit: "credit_limit_nanos",
-  usdPerHour: "usd_per_hour_nanos",
-  requestsPerHour: "requests_per_hour",
-} as const;
-
 function* updateKey(accountId: string, id: string, change: KeyChange): Work<ApiKey | null> {
-  const set = setClause(change, KEY_CHANGE_COLUMNS);
-  const row = set.sql === ""
-    ? yield* first(`SELECT ${KEY_COLUMNS} FROM api_keys WHERE id = ? AND account_id = ?`, id, accountId)
-    : yield* first(
-        `UPDATE api_keys SET ${set.sql} WHERE id = ? AND account_id = ? RETURNING ${KEY_COLUMNS}`,
-        ...set.params, id, accountId,
-      );
-  return row ? toKey(row) : null;
+  const set = {
+    name: change.name, expiresAt: change.expiresAt, creditLimitNanos: change.creditLimit,
+    usdPerHourNanos: change.usdPerHour, requestsPerHour: change.requestsPerHour,
+  };
+  // drizzle leaves out the fields that are undefined, and refuses an UPDATE with none.
+  if (Object.values(set).every((value) => value === undefined)) return yield* ownKey(id, accountId);
+  const [updated] = yield* records(apiKeys, build.update(apiKeys).set(set)
+    .where(and(eq(apiKeys.id, id), eq(apiKeys.accountId, accountId))).returning());
+  return updated ? toKey(updated) : null;
 }
 
 function* revokeKey(accountId: string, id: string, now: number): Work<ApiKey | null> {
-  const row = yield* first(
-    `UPDATE api_keys SET revoked_at = ? WHERE id = ? AND account_id = ? AND revoked_at IS NULL RETURNING ${KEY_COLUMNS}`,
-    now, id, accountId,
-  );
-  return row ? toKey(row) : null;
+  const [revoked] = yield* records(apiKeys, build.update(apiKeys).set({ revokedAt: now })
+    .where(and(eq(apiKeys.id, id), eq(apiKeys.accountId, accountId), isNull(apiKeys.revokedAt))).returning());
+  return revoked ? toKey(revoked) : null;
 }
 
 function* rotateKey(accountId: string, id: string, replacement: { prefix: string; hash: string }, now: number): Work<RotateOutcome> {
-  const current = yield* first(`SELECT ${KEY_COLUMNS} FROM api_keys WHERE id = ? AND account_id = ?`, id, accountId);
-  if (!current) return { refused: "not_found" };
-  const key = toKey(current);
+  const key = yield* ownKey(id, accountId);
+  if (!key) return { refused: "not_found" };
   const status = keyStatus(key, now);
   if (status !== "active") return { refused: status === "expired" ? "expired" : "not_found" };
   // Re-checked by the UPDATE itself: of two concurrent rotations only one revokes, and only it replaces.
-  const revoked = yield* first("UPDATE api_keys SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL RETURNING id", now, id);
-  if (!revoked) return { refused: "not_found" };
+  const revoked = yield* run(build.update(apiKeys).set({ revokedAt: now })
+    .where(and(eq(apiKeys.id, id), isNull(apiKeys.revokedAt))).returning({ id: apiKeys.id }));
+  if (revoked.length === 0) return { refused: "not_found" };
   const rotated = yield* createKey({
     accountId, name: key.name, ...replacement, origin: "rotation", expiresAt: key.expiresAt,
     creditLimit: key.creditLimit, usdPerHour: key.usdPerHour, requestsPerHour: key.requestsPerHour, now,
@@ -102,7 +96,7 @@ const KEY_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
 
 export const keyManagementStore = (db: Database): KeyManagementStore => ({
   listKeys: (accountId) => db.run(listKeys(accountId)),
-  findKey: async (id) => (KEY_ID.test(id) ? db.run(findKey(id)) : null),
+  findKey: async (id) => (KEY_ID.test(id) ? db.run(ownKey(id)) : null),
   createKeyWithinLimit: (input, limit) => db.transaction(createKeyWithinLimit(db.dialect, input, limit)),
   updateKey: async (accountId, id, change) => (KEY_ID.test(id) ? db.transaction(updateKey(accountId, id, change)) : null),
   revokeKey: async (accountId, id, now) => (KEY_ID.test(id) ? db.transaction(revokeKey(accountId, id, now)) : null),

@@ -1,6 +1,7 @@
 // Row readers shared by the store modules: snake_case columns in, core types out.
 import { nanos } from "../../core/money.ts";
 import type { Account, ApiKey } from "../../core/store.ts";
+import type { apiKeys } from "../schema/sqlite.ts";
 import { big, bigOrNull, int, intOrNull, type Row } from "../sql.ts";
 
 export const ACCOUNT_COLUMNS = `id, email, created_at, balance_nanos, reserved_nanos, inflight, alert_threshold_nanos,
@@ -26,20 +27,21 @@ export const toAccount = (r: Row): Account => ({
 export const KEY_COLUMNS = `id, account_id, name, prefix, created_at, last_used_at, expires_at, revoked_at,
   credit_limit_nanos, usd_per_hour_nanos, requests_per_hour, total_requests, total_spend_nanos`;
 
-export const toKey = (r: Row): ApiKey => ({
-  id: r.id as string,
-  accountId: r.account_id as string,
-  name: r.name as string,
-  prefix: r.prefix as string,
-  createdAt: int(r.created_at),
-  lastUsedAt: intOrNull(r.last_used_at),
-  expiresAt: intOrNull(r.expires_at),
-  revokedAt: intOrNull(r.revoked_at),
-  creditLimit: nullableNanos(r.credit_limit_nanos),
-  usdPerHour: nullableNanos(r.usd_per_hour_nanos),
-  requestsPerHour: intOrNull(r.requests_per_hour),
-  totalRequests: int(r.total_requests),
-  totalSpend: nanos(big(r.total_spend_nanos)),
+/** A key's record as the API-key entity. */
+export const toKey = (r: typeof apiKeys.$inferSelect): ApiKey => ({
+  id: r.id,
+  accountId: r.accountId,
+  name: r.name,
+  prefix: r.prefix,
+  createdAt: r.createdAt,
+  lastUsedAt: r.lastUsedAt,
+  expiresAt: r.expiresAt,
+  revokedAt: r.revokedAt,
+  creditLimit: r.creditLimitNanos,
+  usdPerHour: r.usdPerHourNanos,
+  requestsPerHour: r.requestsPerHour,
+  totalRequests: r.totalRequests,
+  totalSpend: r.totalSpendNanos,
 });
 
 function nullableNanos(value: unknown) {

@@ -1,0 +1,43 @@
+// drizzle as the typed query layer of the store's paths that are not hot. Statements are built
+// with drizzle's builders over the schema (src/db/schema/sqlite.ts), so that a table's columns
+// and their value types are checked by the compiler, and run through `Work` like every other
+// statement: transactions, SQLite's group commit and the Postgres driver stay as they are. The
+// SQLite dialect's text serves both databases (double-quoted names, `?` placeholders, which the
+// Postgres driver renumbers). The chat path keeps its hand-tuned SQL (src/db/store/billing,
+// src/db/store/key-lookup.ts).
+import { getTableColumns, type Table } from "drizzle-orm";
+import { drizzle } from "drizzle-orm/bun-sqlite";
+import { rows, type Row, type Work } from "./sql.ts";
+
+/** Builds statements (`build.select()…`, `build.update(table)…`); never connects to anything. */
+export const build = drizzle.mock();
+
+interface Statement {
+  toSQL(): { sql: string; params: unknown[] };
+}
+
+/** Runs a statement built with `build` for its rows, as the database answered them. */
+export function* run(statement: Statement): Work<Row[]> {
+  const { sql, params } = statement.toSQL();
+  return yield* rows(sql, ...params);
+}
+
+/** Runs a statement that selects or returns whole rows of `table`, and reads them as its records. */
+export function* records<T extends Table>(table: T, statement: Statement): Work<T["$inferSelect"][]> {
+  return (yield* run(statement)).map((row) => record(table, row));
+}
+
+/**
+ * A row (keyed by column name, integers as bigints from both drivers) as the table's record:
+ * nano-USD columns (named `…nanos…`, see the schema) as bigints, other integers as numbers.
+ */
+export function record<T extends Table>(table: T, row: Row): T["$inferSelect"] {
+  const out: Record<string, unknown> = {};
+  for (const [field, column] of Object.entries(getTableColumns(table))) {
+    const value = row[column.name];
+    if (value === null || value === undefined) out[field] = value ?? null;
+    else if (column.columnType !== "SQLiteInteger") out[field] = value;
+    else out[field] = column.name.includes("nanos") ? BigInt(value as bigint) : Number(value);
+  }
+  return out as T["$inferSelect"];
+}
