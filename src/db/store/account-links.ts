@@ -7,7 +7,7 @@ import { appendLedger, getAccount } from "./accounts.ts";
 import { queueAccountMail } from "./alerts.ts";
 import { recordAudit } from "./audit.ts";
 import { lockScope } from "./rate-limits.ts";
-import { ACCOUNT_COLUMNS, toAccount } from "./rows.ts";
+import { ACCOUNT_COLUMNS, accountFromRow } from "./rows.ts";
 
 // Sign-up, e-mail verification and password recovery: the link tokens (stored as hashes only),
 // the e-mails that carry them (through the outbox), and what using a link does.
@@ -43,7 +43,7 @@ function* signUp(input: NewSignUp): Work<Account | null> {
   if (!row) return null;
   yield* insertLink(id, input.email, "verify", input.verification, input.now);
   yield* recordAudit({ accountId: id, type: "signup", ip: input.client.ip, detail: null, at: input.now });
-  return toAccount(row);
+  return accountFromRow(row);
 }
 
 function* queueVerification(accountId: string, link: NewLinkToken, now: number): Work<boolean> {
@@ -95,7 +95,7 @@ function* markVerified(dialect: Dialect, accountId: string, input: Omit<VerifyIn
     const account = yield* getAccount(accountId);
     return account ? { account, freeCreditsGranted: false } : null;
   }
-  const account = toAccount(verified);
+  const account = accountFromRow(verified);
   const by = input.ip === null ? "by the operator" : "from the e-mailed link";
   yield* recordAudit({ accountId, type: "email_verified", ip: input.ip, detail: `${account.email} ${by}`, at: input.now });
   const offer = input.offer(account);

@@ -1,9 +1,12 @@
 import { nanos, type Nanos } from "../../core/money.ts";
 import type { Account, AccountStore, Credit, NewAccount } from "../../core/store.ts";
 import type { Database } from "../database.ts";
+import { eq, sum } from "drizzle-orm";
+import { accounts, ledgerEntries } from "../schema/sqlite.ts";
 import { big, first, type Work } from "../sql.ts";
+import { build, records, run } from "../typed.ts";
 import { ALERT_STATE_COLUMNS, followLowBalanceAlert } from "./alerts.ts";
-import { ACCOUNT_COLUMNS, toAccount } from "./rows.ts";
+import { toAccount } from "./rows.ts";
 
 /**
  * Appends a ledger entry and moves the account's balance by the same amount, in the caller's
@@ -35,12 +38,12 @@ export function* appendLedger(
 
 export function* createAccount(input: NewAccount): Work<Account | null> {
   const id = Bun.randomUUIDv7();
-  const created = yield* first(
-    `INSERT INTO accounts (id, email, password_hash, created_at, email_verified_at, is_admin) VALUES (?, ?, ?, ?, ?, ?)
-     ON CONFLICT (email) DO NOTHING RETURNING id`,
-    id, input.email, input.passwordHash, input.now, input.now, input.isAdmin ? 1 : 0,
-  );
-  if (!created) return null;
+  // A taken e-mail inserts nothing. (No conflict target: drizzle names it with its table, which Postgres refuses.)
+  const created = yield* run(build.insert(accounts).values({
+    id, email: input.email, passwordHash: input.passwordHash, createdAt: input.now, emailVerifiedAt: input.now,
+    isAdmin: input.isAdmin ? 1 : 0,
+  }).onConflictDoNothing().returning({ id: accounts.id }));
+  if (created.length === 0) return null;
   if (input.initialCredits && input.initialCredits.amount > 0n) {
     yield* appendLedger({ accountId: id, amount: input.initialCredits.amount, kind: "grant", note: input.initialCredits.note, now: input.now });
   }
@@ -48,17 +51,18 @@ export function* createAccount(input: NewAccount): Work<Account | null> {
 }
 
 export function* getAccount(id: string): Work<Account | null> {
-  const row = yield* first(`SELECT ${ACCOUNT_COLUMNS} FROM accounts WHERE id = ?`, id);
-  return row ? toAccount(row) : null;
+  const [found] = yield* records(accounts, build.select().from(accounts).where(eq(accounts.id, id)));
+  return found ? toAccount(found) : null;
 }
 
 function* findAccountByEmail(email: string): Work<Account | null> {
-  const row = yield* first(`SELECT ${ACCOUNT_COLUMNS} FROM accounts WHERE email = ?`, email);
-  return row ? toAccount(row) : null;
+  const [found] = yield* records(accounts, build.select().from(accounts).where(eq(accounts.email, email)));
+  return found ? toAccount(found) : null;
 }
 
 function* ledgerSum(accountId: string): Work<Nanos> {
-  const row = yield* first("SELECT COALESCE(SUM(amount_nanos), 0) AS total FROM ledger_entries WHERE account_id = ?", accountId);
+  const [row] = yield* run(build.select({ total: sum(ledgerEntries.amountNanos).as("total") }).from(ledgerEntries)
+    .where(eq(ledgerEntries.accountId, accountId)));
   return nanos(big(row?.total));
 }
 

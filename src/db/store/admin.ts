@@ -9,7 +9,7 @@ import { big, int, rows, type Work } from "../sql.ts";
 import { appendLedger } from "./accounts.ts";
 import { recordAudit } from "./audit.ts";
 import { updateModel } from "./models.ts";
-import { ACCOUNT_COLUMNS, toAccount } from "./rows.ts";
+import { ACCOUNT_COLUMNS, accountFromRow } from "./rows.ts";
 import { updateAccount } from "./users.ts";
 
 /** Runs `work` and, when it found what it changes (not null), records its audit event in the same transaction. */
@@ -30,7 +30,7 @@ function* searchAccounts(query: string, offset: number, limit: number): Work<Acc
      ORDER BY created_at DESC, id DESC LIMIT ? OFFSET ?`,
     pattern, limit, offset,
   );
-  return found.map(toAccount);
+  return found.map(accountFromRow);
 }
 
 function* emailsOf(accountIds: string[]): Work<Map<string, string>> {

@@ -1,28 +1,32 @@
-// Row readers shared by the store modules: snake_case columns in, core types out.
-import { nanos } from "../../core/money.ts";
+// Record readers shared by the store modules: a table's typed record (src/db/typed.ts) in, core types out.
 import type { Account, ApiKey } from "../../core/store.ts";
-import type { apiKeys } from "../schema/sqlite.ts";
-import { big, bigOrNull, int, intOrNull, type Row } from "../sql.ts";
+import { accounts, type apiKeys } from "../schema/sqlite.ts";
+import type { Row } from "../sql.ts";
+import { record } from "../typed.ts";
 
 export const ACCOUNT_COLUMNS = `id, email, created_at, balance_nanos, reserved_nanos, inflight, alert_threshold_nanos,
   spend_limit_nanos, banned_at, deleted_at, email_verified_at, totp_enabled_at, signup_ip, is_admin`;
 
-export const toAccount = (r: Row): Account => ({
-  id: r.id as string,
-  email: r.email as string,
-  createdAt: int(r.created_at),
-  balance: nanos(big(r.balance_nanos)),
-  reserved: nanos(big(r.reserved_nanos)),
-  inflight: int(r.inflight),
-  alertThreshold: nullableNanos(r.alert_threshold_nanos),
-  spendLimit: nullableNanos(r.spend_limit_nanos),
-  bannedAt: intOrNull(r.banned_at),
-  deletedAt: intOrNull(r.deleted_at),
-  emailVerifiedAt: intOrNull(r.email_verified_at),
-  totpEnabledAt: intOrNull(r.totp_enabled_at),
-  signupIp: (r.signup_ip as string | null) ?? null,
-  isAdmin: int(r.is_admin) === 1,
+/** An account's record as the account entity. */
+export const toAccount = (r: typeof accounts.$inferSelect): Account => ({
+  id: r.id,
+  email: r.email,
+  createdAt: r.createdAt,
+  balance: r.balanceNanos,
+  reserved: r.reservedNanos,
+  inflight: r.inflight,
+  alertThreshold: r.alertThresholdNanos,
+  spendLimit: r.spendLimitNanos,
+  bannedAt: r.bannedAt,
+  deletedAt: r.deletedAt,
+  emailVerifiedAt: r.emailVerifiedAt,
+  totpEnabledAt: r.totpEnabledAt,
+  signupIp: r.signupIp,
+  isAdmin: r.isAdmin === 1,
 });
+
+/** A row of hand-written SQL that selected `ACCOUNT_COLUMNS`, as the account entity. */
+export const accountFromRow = (row: Row): Account => toAccount(record(accounts, row));
 
 export const KEY_COLUMNS = `id, account_id, name, prefix, created_at, last_used_at, expires_at, revoked_at,
   credit_limit_nanos, usd_per_hour_nanos, requests_per_hour, total_requests, total_spend_nanos`;
@@ -43,8 +47,3 @@ export const toKey = (r: typeof apiKeys.$inferSelect): ApiKey => ({
   totalRequests: r.totalRequests,
   totalSpend: r.totalSpendNanos,
 });
-
-function nullableNanos(value: unknown) {
-  const amount = bigOrNull(value);
-  return amount === null ? null : nanos(amount);
-}

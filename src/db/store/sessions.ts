@@ -1,7 +1,7 @@
 import type { FoundSession, NewSession, SessionStore } from "../../core/store.ts";
 import type { Database } from "../database.ts";
 import { exec, first, int, intOrNull, type Work } from "../sql.ts";
-import { ACCOUNT_COLUMNS, toAccount } from "./rows.ts";
+import { ACCOUNT_COLUMNS, accountFromRow } from "./rows.ts";
 
 function* createSession(input: NewSession): Work<void> {
   // An account's expired sessions go as a new one starts, so the table does not grow without bound.
@@ -23,7 +23,7 @@ function* findSession(tokenHash: string, now: number): Work<FoundSession | null>
   if (!row) return null;
   return {
     accountId: row.session_account_id as string,
-    account: row.id === null ? null : toAccount(row),
+    account: row.id === null ? null : accountFromRow(row),
     expiresAt: int(row.session_expires_at),
     lastSeenAt: intOrNull(row.session_last_seen_at),
   };

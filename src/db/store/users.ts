@@ -1,38 +1,36 @@
+import { asc, eq } from "drizzle-orm";
 import type { Account, AccountChange, UserStore } from "../../core/store.ts";
 import type { Database } from "../database.ts";
-import { first, rows, type Work } from "../sql.ts";
+import { accounts } from "../schema/sqlite.ts";
+import type { Work } from "../sql.ts";
+import { build, records } from "../typed.ts";
 import { getAccount } from "./accounts.ts";
-import { ACCOUNT_COLUMNS, toAccount } from "./rows.ts";
-import { setClause } from "./set-clause.ts";
+import { toAccount } from "./rows.ts";
 
 function* findCredentials(email: string): Work<{ account: Account; passwordHash: string | null } | null> {
-  const row = yield* first(`SELECT ${ACCOUNT_COLUMNS}, password_hash FROM accounts WHERE email = ?`, email);
-  return row ? { account: toAccount(row), passwordHash: (row.password_hash as string | null) ?? null } : null;
+  const [found] = yield* records(accounts, build.select().from(accounts).where(eq(accounts.email, email)));
+  return found ? { account: toAccount(found), passwordHash: found.passwordHash } : null;
 }
 
 function* listAccounts(): Work<Account[]> {
-  return (yield* rows(`SELECT ${ACCOUNT_COLUMNS} FROM accounts ORDER BY created_at, id`)).map(toAccount);
+  return (yield* records(accounts, build.select().from(accounts).orderBy(asc(accounts.createdAt), asc(accounts.id)))).map(toAccount);
 }
 
-const ACCOUNT_CHANGE_COLUMNS = {
-  alertThreshold: "alert_threshold_nanos",
-  spendLimit: "spend_limit_nanos",
-  bannedAt: "banned_at",
-  deletedAt: "deleted_at",
-  isAdmin: "is_admin",
-} as const;
-
 export function* updateAccount(id: string, change: AccountChange): Work<Account | null> {
-  // Flags are 0/1 integers on both dialects.
-  const set = setClause({ ...change, isAdmin: change.isAdmin === undefined ? undefined : change.isAdmin ? 1 : 0 }, ACCOUNT_CHANGE_COLUMNS);
-  if (set.sql === "") return yield* getAccount(id);
-  // A new threshold starts armed: the next debit that takes the balance below it alerts.
-  const rearm = change.alertThreshold === undefined ? "" : ", alert_armed = 1";
-  const row = yield* first(
-    `UPDATE accounts SET ${set.sql}${rearm} WHERE id = ? RETURNING ${ACCOUNT_COLUMNS}`,
-    ...set.params, id,
-  );
-  return row ? toAccount(row) : null;
+  const set = {
+    alertThresholdNanos: change.alertThreshold,
+    spendLimitNanos: change.spendLimit,
+    bannedAt: change.bannedAt,
+    deletedAt: change.deletedAt,
+    // Flags are 0/1 integers on both dialects.
+    isAdmin: change.isAdmin === undefined ? undefined : change.isAdmin ? 1 : 0,
+    // A new threshold starts armed: the next debit that takes the balance below it alerts.
+    alertArmed: change.alertThreshold === undefined ? undefined : 1,
+  };
+  // drizzle leaves out the fields that are undefined, and refuses an UPDATE with none.
+  if (Object.values(set).every((value) => value === undefined)) return yield* getAccount(id);
+  const [updated] = yield* records(accounts, build.update(accounts).set(set).where(eq(accounts.id, id)).returning());
+  return updated ? toAccount(updated) : null;
 }
 
 export const userStore = (db: Database): UserStore => ({
