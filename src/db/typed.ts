@@ -17,14 +17,14 @@ interface Statement {
 }
 
 /** Runs a statement built with `build` for its rows, as the database answered them. */
-export function* run(statement: Statement): Work<Row[]> {
+export function* query(statement: Statement): Work<Row[]> {
   const { sql, params } = statement.toSQL();
   return yield* rows(sql, ...params);
 }
 
 /** Runs a statement that selects or returns whole rows of `table`, and reads them as its records. */
 export function* records<T extends Table>(table: T, statement: Statement): Work<T["$inferSelect"][]> {
-  return (yield* run(statement)).map((row) => record(table, row));
+  return (yield* query(statement)).map((row) => record(table, row));
 }
 
 /**

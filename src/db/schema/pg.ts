@@ -3,6 +3,7 @@
 // (scripts/schema-pg.ts, run by `make migrations`). Money is integer nano-USD, times are epoch milliseconds,
 // flags are 0/1 integers, so that one set of SQL statements serves both dialects.
 import { bigint as int8, index, pgTable, primaryKey, text, uniqueIndex } from "drizzle-orm/pg-core";
+import type { CheckoutStatus } from "../../core/checkout.ts";
 import type { Nanos } from "../../core/money.ts";
 
 const bigint = (name: string) => int8(name, { mode: "number" });
@@ -179,7 +180,7 @@ export const checkoutSessions = pgTable("checkout_sessions", {
   accountId: text("account_id").notNull(),
   packId: text("pack_id").notNull(),
   creditsNanos: money("credits_nanos").notNull(),
-  status: text("status").notNull(),
+  status: text("status").notNull().$type<CheckoutStatus>(),
   createdAt: bigint("created_at").notNull(),
   expiresAt: bigint("expires_at").notNull(),
   paidAt: bigint("paid_at"),

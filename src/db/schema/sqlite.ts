@@ -2,6 +2,7 @@
 // (scripts/schema-pg.ts, run by `make migrations`). Money is integer nano-USD, times are epoch milliseconds,
 // flags are 0/1 integers, so that one set of SQL statements serves both dialects.
 import { index, integer, primaryKey, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
+import type { CheckoutStatus } from "../../core/checkout.ts";
 import type { Nanos } from "../../core/money.ts";
 
 const bigint = (name: string) => integer(name, { mode: "number" });
@@ -178,7 +179,7 @@ export const checkoutSessions = sqliteTable("checkout_sessions", {
   accountId: text("account_id").notNull(),
   packId: text("pack_id").notNull(),
   creditsNanos: money("credits_nanos").notNull(),
-  status: text("status").notNull(),
+  status: text("status").notNull().$type<CheckoutStatus>(),
   createdAt: bigint("created_at").notNull(),
   expiresAt: bigint("expires_at").notNull(),
   paidAt: bigint("paid_at"),

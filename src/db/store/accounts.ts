@@ -4,7 +4,7 @@ import type { Database } from "../database.ts";
 import { eq, sum } from "drizzle-orm";
 import { accounts, ledgerEntries } from "../schema/sqlite.ts";
 import { big, first, type Work } from "../sql.ts";
-import { build, records, run } from "../typed.ts";
+import { build, query, records } from "../typed.ts";
 import { ALERT_STATE_COLUMNS, followLowBalanceAlert } from "./alerts.ts";
 import { toAccount } from "./rows.ts";
 
@@ -39,7 +39,7 @@ export function* appendLedger(
 export function* createAccount(input: NewAccount): Work<Account | null> {
   const id = Bun.randomUUIDv7();
   // A taken e-mail inserts nothing. (No conflict target: drizzle names it with its table, which Postgres refuses.)
-  const created = yield* run(build.insert(accounts).values({
+  const created = yield* query(build.insert(accounts).values({
     id, email: input.email, passwordHash: input.passwordHash, createdAt: input.now, emailVerifiedAt: input.now,
     isAdmin: input.isAdmin ? 1 : 0,
   }).onConflictDoNothing().returning({ id: accounts.id }));
@@ -61,7 +61,7 @@ function* findAccountByEmail(email: string): Work<Account | null> {
 }
 
 function* ledgerSum(accountId: string): Work<Nanos> {
-  const [row] = yield* run(build.select({ total: sum(ledgerEntries.amountNanos).as("total") }).from(ledgerEntries)
+  const [row] = yield* query(build.select({ total: sum(ledgerEntries.amountNanos).as("total") }).from(ledgerEntries)
     .where(eq(ledgerEntries.accountId, accountId)));
   return nanos(big(row?.total));
 }

@@ -1,34 +1,34 @@
-import { fitsCapacity, type CheckoutHold, type CheckoutRecord, type CheckoutStatus, type CheckoutStore, type ReceiptStore } from "../../core/checkout.ts";
+import { and, desc, eq, gt, gte, or, sum } from "drizzle-orm";
+import { fitsCapacity, type CheckoutHold, type CheckoutRecord, type CheckoutStore, type ReceiptStore } from "../../core/checkout.ts";
 import { nanos } from "../../core/money.ts";
 import type { Database } from "../database.ts";
 import type { Dialect } from "../migration-files.ts";
-import { big, exec, first, int, intOrNull, rows, type Row, type Work } from "../sql.ts";
+import { checkoutSessions as sessions } from "../schema/sqlite.ts";
+import { big, type Work } from "../sql.ts";
+import { build, query, records } from "../typed.ts";
 import { lockScope } from "./rate-limits.ts";
 
 /** Every capacity check queues on this one scope: the cap is platform-wide. */
 const CAPACITY_SCOPE = "checkout:capacity";
 
-const CHECKOUT_COLUMNS = "id, account_id, pack_id, credits_nanos, status, created_at, expires_at, paid_at, receipt_url";
-
-const toCheckout = (r: Row): CheckoutRecord => ({
-  id: r.id as string,
-  accountId: r.account_id as string,
-  packId: r.pack_id as string,
-  credits: nanos(big(r.credits_nanos)),
-  status: r.status as CheckoutStatus,
-  createdAt: int(r.created_at),
-  expiresAt: int(r.expires_at),
-  paidAt: intOrNull(r.paid_at),
-  receiptUrl: (r.receipt_url as string | null) ?? null,
+const toCheckout = (r: typeof sessions.$inferSelect): CheckoutRecord => ({
+  id: r.id,
+  accountId: r.accountId,
+  packId: r.packId,
+  credits: r.creditsNanos,
+  status: r.status,
+  createdAt: r.createdAt,
+  expiresAt: r.expiresAt,
+  paidAt: r.paidAt,
+  receiptUrl: r.receiptUrl,
 });
 
 /** Credits committed against the capacity: paid this UTC month, or in a checkout still open. */
 function* committedCredits(input: CheckoutHold): Work<bigint> {
-  const row = yield* first(
-    `SELECT COALESCE(SUM(credits_nanos), 0) AS committed FROM checkout_sessions
-     WHERE (status = 'paid' AND paid_at >= ?) OR (status = 'open' AND created_at > ? AND expires_at > ?)`,
-    input.monthStart, input.openedSince, input.now,
-  );
+  const [row] = yield* query(build.select({ committed: sum(sessions.creditsNanos).as("committed") }).from(sessions).where(or(
+    and(eq(sessions.status, "paid"), gte(sessions.paidAt, input.monthStart)),
+    and(eq(sessions.status, "open"), gt(sessions.createdAt, input.openedSince), gt(sessions.expiresAt, input.now)),
+  )));
   return big(row?.committed);
 }
 
@@ -39,33 +39,30 @@ function* holdCheckout(dialect: Dialect, input: CheckoutHold): Work<{ holdId: st
   }
   // Not a Stripe id (those start with cs_), so a hold can never be taken for a session.
   const holdId = `hold_${Bun.randomUUIDv7()}`;
-  yield* exec(
-    `INSERT INTO checkout_sessions (id, account_id, pack_id, credits_nanos, status, created_at, expires_at)
-     VALUES (?, ?, ?, ?, 'open', ?, ?)`,
-    holdId, input.accountId, input.pack.id, input.pack.credits, input.now, input.holdExpiresAt,
-  );
+  yield* query(build.insert(sessions).values({
+    id: holdId, accountId: input.accountId, packId: input.pack.id, creditsNanos: input.pack.credits, status: "open",
+    createdAt: input.now, expiresAt: input.holdExpiresAt,
+  }));
   return { holdId };
 }
 
 function* listCheckouts(accountId: string, paidOnly: boolean): Work<CheckoutRecord[]> {
-  const found = yield* rows(
-    `SELECT ${CHECKOUT_COLUMNS} FROM checkout_sessions WHERE account_id = ?${paidOnly ? " AND status = 'paid'" : ""}
-     ORDER BY created_at DESC, id DESC`,
-    accountId,
-  );
+  const mine = eq(sessions.accountId, accountId);
+  const found = yield* records(sessions, build.select().from(sessions)
+    .where(paidOnly ? and(mine, eq(sessions.status, "paid")) : mine).orderBy(desc(sessions.createdAt), desc(sessions.id)));
   return found.map(toCheckout);
 }
 
 export const checkoutStore = (db: Database): CheckoutStore & ReceiptStore => ({
   holdCheckout: (input) => db.transaction(holdCheckout(db.dialect, input)),
   openCheckout: async (holdId, session) => {
-    await db.run(exec("UPDATE checkout_sessions SET id = ?, expires_at = ? WHERE id = ?", session.id, session.expiresAt, holdId));
+    await db.run(query(build.update(sessions).set({ id: session.id, expiresAt: session.expiresAt }).where(eq(sessions.id, holdId))));
   },
   dropCheckoutHold: async (holdId) => {
-    await db.run(exec("DELETE FROM checkout_sessions WHERE id = ?", holdId));
+    await db.run(query(build.delete(sessions).where(eq(sessions.id, holdId))));
   },
   listCheckouts: (accountId, { paidOnly }) => db.run(listCheckouts(accountId, paidOnly)),
   setReceiptUrl: async (sessionId, url) => {
-    await db.run(exec("UPDATE checkout_sessions SET receipt_url = ? WHERE id = ?", url, sessionId));
+    await db.run(query(build.update(sessions).set({ receiptUrl: url }).where(eq(sessions.id, sessionId))));
   },
 });

@@ -5,7 +5,7 @@ import type { Database } from "../database.ts";
 import type { Dialect } from "../migration-files.ts";
 import { apiKeys } from "../schema/sqlite.ts";
 import { int, type Work } from "../sql.ts";
-import { build, records, run } from "../typed.ts";
+import { build, query, records } from "../typed.ts";
 import { keyLookup } from "./key-lookup.ts";
 import { lockScope } from "./rate-limits.ts";
 import { toKey } from "./rows.ts";
@@ -44,7 +44,7 @@ function* createKeyWithinLimit(
 ): Work<{ created: ApiKey } | { retryAfterSeconds: number }> {
   // The count and the insert must not interleave with another request's, on any instance.
   yield* lockScope(dialect, `keys:${input.origin}:${input.accountId}`);
-  const [window] = yield* run(
+  const [window] = yield* query(
     build.select({ n: count().as("n"), oldest: min(apiKeys.createdAt).as("oldest") }).from(apiKeys).where(and(
       eq(apiKeys.accountId, input.accountId), eq(apiKeys.origin, input.origin), gt(apiKeys.createdAt, input.now - limit.windowMs),
     )),
@@ -80,7 +80,7 @@ function* rotateKey(accountId: string, id: string, replacement: { prefix: string
   const status = keyStatus(key, now);
   if (status !== "active") return { refused: status === "expired" ? "expired" : "not_found" };
   // Re-checked by the UPDATE itself: of two concurrent rotations only one revokes, and only it replaces.
-  const revoked = yield* run(build.update(apiKeys).set({ revokedAt: now })
+  const revoked = yield* query(build.update(apiKeys).set({ revokedAt: now })
     .where(and(eq(apiKeys.id, id), isNull(apiKeys.revokedAt))).returning({ id: apiKeys.id }));
   if (revoked.length === 0) return { refused: "not_found" };
   const rotated = yield* createKey({
