@@ -5,8 +5,9 @@
 // SQLite dialect's text serves both databases (double-quoted names, `?` placeholders, which the
 // Postgres driver renumbers). The chat path keeps its hand-tuned SQL (src/db/store/billing,
 // src/db/store/key-lookup.ts).
-import { getTableColumns, type Table } from "drizzle-orm";
+import { getTableColumns, sql, type AnyColumn, type Table } from "drizzle-orm";
 import { drizzle } from "drizzle-orm/bun-sqlite";
+import { DAY_MS } from "../core/time.ts";
 import { rows, type Row, type Work } from "./sql.ts";
 
 /** Builds statements (`build.select()…`, `build.update(table)…`); never connects to anything. */
@@ -41,3 +42,6 @@ export function record<T extends Table>(table: T, row: Row): T["$inferSelect"] {
   }
   return out as T["$inferSelect"];
 }
+
+/** An epoch-milliseconds column as its UTC day: integer division, on both dialects (for reports by day). */
+export const utcDay = (column: AnyColumn) => sql<number>`${column} / ${sql.raw(String(DAY_MS))}`;

@@ -1,36 +1,29 @@
-import { nanos } from "../../core/money.ts";
+import { and, desc, eq, sql } from "drizzle-orm";
 import type { UsageCursor, UsageExportRow, UsageExportStore } from "../../core/usage-export.ts";
 import type { Database } from "../database.ts";
-import { big, int, rows, type Row, type Work } from "../sql.ts";
+import { usageLogs } from "../schema/sqlite.ts";
+import type { Work } from "../sql.ts";
+import { build, records } from "../typed.ts";
 
-const COLUMNS = "id, created_at, model, requested_model, prompt_tokens, completion_tokens, cost_nanos, latency_ms, status";
-
-/** A `usage_logs` row as core reads it. */
-export const toUsage = (r: Row): UsageExportRow => ({
-  id: r.id as string,
-  createdAt: int(r.created_at),
-  model: r.model as string,
-  requestedModel: r.requested_model as string,
-  promptTokens: int(r.prompt_tokens),
-  completionTokens: int(r.completion_tokens),
-  cost: nanos(big(r.cost_nanos)),
-  latencyMs: int(r.latency_ms),
-  status: r.status as string,
+/** A usage log's record as core reads it. */
+export const toUsage = (r: typeof usageLogs.$inferSelect): UsageExportRow => ({
+  id: r.id,
+  createdAt: r.createdAt,
+  model: r.model,
+  requestedModel: r.requestedModel,
+  promptTokens: r.promptTokens,
+  completionTokens: r.completionTokens,
+  cost: r.costNanos,
+  latencyMs: r.latencyMs,
+  status: r.status,
 });
 
 // Keyset pages over (created_at, id): rows written while an export runs cannot shift a page.
 function* usageLogPage(accountId: string, after: UsageCursor | null, limit: number): Work<UsageExportRow[]> {
-  const found = after === null
-    ? yield* rows(
-        `SELECT ${COLUMNS} FROM usage_logs WHERE account_id = ? ORDER BY created_at DESC, id DESC LIMIT ?`,
-        accountId, limit,
-      )
-    : yield* rows(
-        `SELECT ${COLUMNS} FROM usage_logs WHERE account_id = ? AND (created_at, id) < (?, ?)
-         ORDER BY created_at DESC, id DESC LIMIT ?`,
-        accountId, after.createdAt, after.id, limit,
-      );
-  return found.map(toUsage);
+  const mine = eq(usageLogs.accountId, accountId);
+  const where = after === null ? mine : and(mine, sql`(${usageLogs.createdAt}, ${usageLogs.id}) < (${after.createdAt}, ${after.id})`);
+  const query = build.select().from(usageLogs).where(where).orderBy(desc(usageLogs.createdAt), desc(usageLogs.id)).limit(limit);
+  return (yield* records(usageLogs, query)).map(toUsage);
 }
 
 export const usageExportStore = (db: Database): UsageExportStore => ({
