@@ -34,13 +34,29 @@ export function* records<T extends Table>(table: T, statement: Statement): Work<
  */
 export function record<T extends Table>(table: T, row: Row): T["$inferSelect"] {
   const out: Record<string, unknown> = {};
-  for (const [field, column] of Object.entries(getTableColumns(table))) {
-    const value = row[column.name];
-    if (value === null || value === undefined) out[field] = value ?? null;
-    else if (column.columnType !== "SQLiteInteger") out[field] = value;
-    else out[field] = column.name.includes("nanos") ? BigInt(value as bigint) : Number(value);
+  for (const { field, name, read } of readers(table)) {
+    const value = row[name];
+    out[field] = value === null || value === undefined ? null : read(value);
   }
   return out as T["$inferSelect"];
+}
+
+type Reader = { field: string; name: string; read(value: unknown): unknown };
+const byTable = new WeakMap<Table, Reader[]>();
+const asIs = (value: unknown) => value;
+
+/** How each column of `table` is read, worked out once per table (the chat path's key lookup reads a key's record). */
+function readers(table: Table): Reader[] {
+  let found = byTable.get(table);
+  if (!found) {
+    found = Object.entries(getTableColumns(table)).map(([field, column]) => ({
+      field,
+      name: column.name,
+      read: column.columnType !== "SQLiteInteger" ? asIs : column.name.includes("nanos") ? (v: unknown) => BigInt(v as bigint) : Number,
+    }));
+    byTable.set(table, found);
+  }
+  return found;
 }
 
 /** An epoch-milliseconds column as its UTC day: integer division, on both dialects (for reports by day). */
