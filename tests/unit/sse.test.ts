@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { sseData } from "../../src/server/providers/sse.ts";
+import { sseReads } from "../../src/server/providers/sse.ts";
 
 const encoder = new TextEncoder();
 
@@ -17,7 +17,7 @@ function body(text: string, cuts: number[] = []): ReadableStream<Uint8Array> {
 
 async function collect(stream: ReadableStream<Uint8Array>, limit = 1_000_000): Promise<string[]> {
   const out: string[] = [];
-  for await (const read of sseData(stream, limit)) out.push(...read);
+  for await (const read of sseReads(stream, limit)) out.push(...read.events);
   return out;
 }
 
@@ -32,7 +32,7 @@ const STREAM = [
 ].join("");
 const EXPECTED = ['{"a":1}', '{"no":"space"}', "first line\nsecond line", '{"text":"é ü — 🎉"}', "[DONE]"];
 
-describe("sseData", () => {
+describe("sseReads", () => {
   test("yields each event's data, joining its data lines and skipping comments and other fields", async () => {
     expect(await collect(body(STREAM))).toEqual(EXPECTED);
   });
@@ -45,7 +45,7 @@ describe("sseData", () => {
 
   test("yields per read of the body the events that read completed, so that what arrived together goes on together", async () => {
     const reads: string[][] = [];
-    for await (const read of sseData(body("data: a\n\ndata: b\n\ndata: c\n\n", [18]), 100)) reads.push(read);
+    for await (const read of sseReads(body("data: a\n\ndata: b\n\ndata: c\n\n", [18]), 100)) reads.push([...read.events]);
     expect(reads).toEqual([["a", "b"], ["c"]]);
   });
 
@@ -55,5 +55,43 @@ describe("sseData", () => {
 
   test("throws once a line grows past the limit without ending", async () => {
     await expect(collect(body(`data: ${"x".repeat(200)}`, [50, 100, 150]), 100)).rejects.toThrow("passed 100 characters");
+  });
+
+  test("hands over the bytes of a read that held whole events only, decoding its events only when asked", async () => {
+    const whole = 'data: {"a":1}\n\ndata: {"b":2}\n\n';
+    const reads = [];
+    const pieces = [whole, 'data: {"c"', ":3}\n\n", whole];
+    const cuts = [1, 2, 3].map((n) => pieces.slice(0, n).join("").length);
+    for await (const read of sseReads(body(pieces.join(""), cuts), 100)) {
+      reads.push({ bytes: read.bytes ? new TextDecoder().decode(read.bytes) : null, events: [...read.events] });
+    }
+    expect(reads).toEqual([
+      { bytes: whole, events: ['{"a":1}', '{"b":2}'] },
+      // A read that ends an event begun in the read before is parsed as text.
+      { bytes: null, events: ['{"c":3}'] },
+      { bytes: whole, events: ['{"a":1}', '{"b":2}'] },
+    ]);
+  });
+
+  test.each([
+    ["a carriage return", 'data: {"a":1}\r\n\r\n'],
+    ["no blank line at its end", 'data: {"a":1}\n'],
+  ])("does not hand over the bytes of a read with %s", async (_, text) => {
+    for await (const read of sseReads(body(text), 100)) expect(read.bytes).toBeUndefined();
+  });
+
+  test("does not hand over the bytes of a read that begins inside a character the read before began", async () => {
+    const bytes = encoder.encode('data: {"a":1}\n\né: x\n\n');
+    const split = bytes.indexOf(0xc3) + 1;
+    const stream = new ReadableStream<Uint8Array>({
+      start(controller) {
+        controller.enqueue(bytes.slice(0, split));
+        controller.enqueue(bytes.slice(split));
+        controller.close();
+      },
+    });
+    const reads = [];
+    for await (const read of sseReads(stream, 100)) reads.push({ whole: read.bytes !== undefined, events: [...read.events] });
+    expect(reads).toEqual([{ whole: false, events: ['{"a":1}'] }]);
   });
 });

@@ -21,9 +21,20 @@ export interface ChatProvider {
    */
   complete(call: ProviderCall): Promise<unknown>;
   /**
-   * Sends a streamed request and resolves once the provider has answered 200, with the `data:`
-   * payloads of its events, per read. Failing before that, or while iterating (a cut, a
-   * timeout between events, an event too large), throws an AppError.
+   * Sends a streamed request and resolves once the provider has answered 200, with its events
+   * per read. Failing before that, or while iterating (a cut, a timeout between events, an
+   * event too large), throws an AppError.
    */
-  stream(call: ProviderCall): Promise<AsyncIterable<string[]>>;
+  stream(call: ProviderCall): Promise<AsyncIterable<StreamRead>>;
+}
+
+/** What one read of a provider's stream brought. */
+export interface StreamRead {
+  /** The `data:` payloads of the events the read completed, in order. */
+  readonly events: readonly string[];
+  /**
+   * The read's bytes, when they were whole events and nothing else: a relay may pass them on
+   * (rewritten) without decoding them, and `events` is then only read when it cannot.
+   */
+  readonly bytes?: Uint8Array;
 }

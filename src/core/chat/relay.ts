@@ -4,12 +4,16 @@ import { AppError, isAppError } from "../errors.ts";
 import type { BillingSession } from "./billing.ts";
 import { ProviderTimeout, unreachable } from "./failures.ts";
 import type { ChatLog, ReservationObserver } from "./ports.ts";
-import { finalChunk, readChunk, relayedAsIs } from "./response.ts";
+import type { StreamRead } from "./provider.ts";
+import { relayedAsIs, relayedReadAsIs } from "./relayed-as-is.ts";
+import { finalChunk, readChunk } from "./response.ts";
 import type { Usage } from "./usage.ts";
 
 /** Where the relay writes the client's events (`data:` payloads), and how it learns the client left. */
 export interface StreamSink {
   emit(payload: string): void;
+  /** The same, for events already encoded (a read relayed as it came). */
+  emitBytes(payload: Uint8Array): void;
   /** Resolves once what was emitted so far may have been written to the client. */
   flush(): Promise<void>;
   /** The client has gone: nothing more reaches it. */
@@ -17,7 +21,7 @@ export interface StreamSink {
 }
 
 export interface Relay {
-  events: AsyncIterable<string[]>;
+  events: AsyncIterable<StreamRead>;
   model: Model;
   billing: BillingSession;
   log: ChatLog;
@@ -49,10 +53,15 @@ export async function relayStream(relay: Relay, sink: StreamSink): Promise<void>
   let firstSent = false;
   try {
     for await (const read of relay.events) {
+      const asIs = firstSent && read.bytes ? relayedReadAsIs(read.bytes, model) : null;
+      if (asIs) {
+        sink.emitBytes(asIs);
+        continue;
+      }
       // The events of one read go to the client in one piece (those before a bad one too).
       let relayed = "";
       try {
-        for (const data of read) {
+        for (const data of read.events) {
           if (data === "[DONE]") {
             finished = true;
             break;

@@ -69,37 +69,5 @@ export function readChunk(chunk: Fields, model: Model): StreamChunk {
   return { chunk, usage, final: choices.some((c) => c?.finish_reason != null) };
 }
 
-const OBJECT_CHUNK = '"object":"chat.completion.chunk"';
-const FINISH = '"finish_reason"';
-const MODEL = '"model":"';
-const NULL_USAGE = ',"usage":null';
-
-/**
- * A provider chunk as the client gets it, rewritten as text, when all it needs is its `model`
- * said again (and OpenAI's `"usage":null` dropped): it has choices, no usage, no finish_reason
- * yet, and `object` is already the spec's. Null when it needs `readChunk`. Most of a stream is
- * such chunks, and parsing and stringifying each one was most of the relay's cost per chunk.
- * Text search is sound here because a quote inside a JSON string is always escaped: `"usage"`
- * or `"model":"` can only be found where they are keys.
- */
-export function relayedAsIs(data: string, model: Model): string | null {
-  if (!data.includes(OBJECT_CHUNK) || !data.includes('"choices":[{')) return null;
-  for (let at = data.indexOf(FINISH); at >= 0; at = data.indexOf(FINISH, at + FINISH.length)) {
-    if (!data.startsWith(":null", at + FINISH.length)) return null;
-  }
-  let text = data;
-  const usage = text.indexOf('"usage"');
-  if (usage >= 0) {
-    if (!text.startsWith(NULL_USAGE, usage - 1) || text.includes('"usage"', usage + 1)) return null;
-    text = text.slice(0, usage - 1) + text.slice(usage - 1 + NULL_USAGE.length);
-  }
-  const key = text.indexOf(MODEL);
-  if (key < 0 || text.includes(MODEL, key + 1)) return null;
-  const start = key + MODEL.length;
-  const end = text.indexOf('"', start);
-  if (end < 0 || text.lastIndexOf("\\", end) >= start) return null;
-  return `${text.slice(0, start)}${JSON.stringify(model.id).slice(1, -1)}${text.slice(end)}`;
-}
-
 /** The held-back final chunk with the usage merged in, as OpenAI's clients read it. */
 export const finalChunk = (chunk: Fields, usage: Usage | null, cost: Nanos): Fields => ({ ...chunk, usage: wireUsage(usage, cost) });

@@ -8,6 +8,8 @@ import { fromNative, functionCallItem, messageItem, outcomeOf, reasoningItem, re
 
 type Fields = Record<string, unknown>;
 
+const decoder = new TextDecoder();
+
 interface OpenItem {
   id: string;
   kind: "text" | "call" | "reasoning";
@@ -47,6 +49,10 @@ export class ResponseEvents implements StreamSink {
 
   flush(): Promise<void> {
     return this.sink.flush();
+  }
+
+  emitBytes(payload: Uint8Array): void {
+    this.emit(decoder.decode(payload));
   }
 
   emit(payload: string): void {

@@ -5,7 +5,7 @@
 import type { Model, Provider } from "../catalog.ts";
 import { AppError } from "../errors.ts";
 import type { UpstreamRequest } from "../chat/families.ts";
-import type { ChatProvider } from "../chat/provider.ts";
+import type { ChatProvider, StreamRead } from "../chat/provider.ts";
 import type { ResponsesRequest } from "./request.ts";
 import { chatUsageOf } from "./response.ts";
 
@@ -72,16 +72,16 @@ function wrapEvent(data: string): string {
 }
 
 /** The events of each read wrapped; those before a bad or failed one still reach the relay, then the failure. */
-async function* wrapEvents(reads: AsyncIterable<string[]>): AsyncGenerator<string[]> {
+async function* wrapEvents(reads: AsyncIterable<StreamRead>): AsyncGenerator<StreamRead> {
   for await (const read of reads) {
     const wrapped: string[] = [];
     try {
-      for (const data of read) wrapped.push(wrapEvent(data));
+      for (const data of read.events) wrapped.push(wrapEvent(data));
     } catch (error) {
-      yield wrapped;
+      yield { events: wrapped };
       throw error;
     }
-    yield wrapped;
+    yield { events: wrapped };
   }
 }
 

@@ -14,15 +14,17 @@ export function sseResponse(
   let gone = false;
   const stream = new ReadableStream<Uint8Array>({
     async start(controller) {
+      const write = (bytes: Uint8Array) => {
+        if (gone) return;
+        try {
+          controller.enqueue(bytes);
+        } catch {
+          gone = true; // the client went away between two events
+        }
+      };
       const sink: StreamSink = {
-        emit(payload) {
-          if (gone) return;
-          try {
-            controller.enqueue(encoder.encode(payload));
-          } catch {
-            gone = true; // the client went away between two events
-          }
-        },
+        emit: (payload) => write(encoder.encode(payload)),
+        emitBytes: write,
         // Bun writes what was enqueued when the event loop turns.
         flush: () => new Promise((resolve) => setImmediate(resolve)),
         get gone() {

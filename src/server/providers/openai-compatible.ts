@@ -3,13 +3,13 @@
 // mapping (src/core/chat/). This file does the HTTP: send, time out, read within bounds.
 import { PROVIDERS, type Provider } from "../../core/catalog.ts";
 import { unreachable } from "../../core/chat/failures.ts";
-import type { ChatProvider, ProviderCall } from "../../core/chat/provider.ts";
+import type { ChatProvider, ProviderCall, StreamRead } from "../../core/chat/provider.ts";
 import { AppError, isAppError } from "../../core/errors.ts";
 import type { ProviderConfig } from "../../config.ts";
 import { readCounting } from "../body.ts";
 import { answerWithRetries, type AttemptOutcome } from "./attempts.ts";
 import { KeyPool } from "./key-pool.ts";
-import { sseData } from "./sse.ts";
+import { sseReads } from "./sse.ts";
 
 /** POSTs a chat completion to `{baseUrl}/chat/completions` (or `endpoint`) with `apiKey`, if any. Network failures throw. */
 export function send(baseUrl: string, apiKey: string | undefined, body: Record<string, unknown>, signal: AbortSignal, endpoint = "/chat/completions"): Promise<Response> {
@@ -101,10 +101,10 @@ class Exchange {
   }
 }
 
-async function* relayedEvents(body: ReadableStream<Uint8Array>, exchange: Exchange): AsyncGenerator<string[]> {
+async function* relayedEvents(body: ReadableStream<Uint8Array>, exchange: Exchange): AsyncGenerator<StreamRead> {
   let read = false;
   try {
-    for await (const events of sseData(body, UPSTREAM_BODY_LIMIT_BYTES)) {
+    for await (const events of sseReads(body, UPSTREAM_BODY_LIMIT_BYTES)) {
       exchange.refresh();
       yield events;
     }

@@ -118,6 +118,13 @@ export class FakeSink implements StreamSink {
       this.timeline.push(event === "[DONE]" ? "emit [DONE]" : "emit event");
     }
   }
+  /** How many writes came as bytes (a read relayed as it came). */
+  bytesWrites = 0;
+
+  emitBytes(payload: Uint8Array): void {
+    this.bytesWrites++;
+    this.emit(new TextDecoder().decode(payload));
+  }
   async flush(): Promise<void> {}
 
   events(): unknown[] {

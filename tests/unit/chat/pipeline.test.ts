@@ -2,7 +2,7 @@ import { describe, expect, test } from "bun:test";
 import { upstreamFailure, ProviderTimeout } from "../../../src/core/chat/failures.ts";
 import { admitChat, completeChat, openStream, type ChatCall, type ChatPorts } from "../../../src/core/chat/pipeline.ts";
 import { priceRequest } from "../../../src/core/chat/price.ts";
-import type { ChatProvider, ProviderCall } from "../../../src/core/chat/provider.ts";
+import type { ChatProvider, ProviderCall, StreamRead } from "../../../src/core/chat/provider.ts";
 import { parseChatRequest } from "../../../src/core/chat/request.ts";
 import type { Model } from "../../../src/core/catalog.ts";
 import { AppError } from "../../../src/core/errors.ts";
@@ -13,12 +13,12 @@ import { billingPorts, FakeObserver, model, NOW, STARTED_AT } from "./fakes.ts";
 class ScriptedProvider implements ChatProvider {
   readonly calls: ProviderCall[] = [];
   answer: () => Promise<unknown> = async () => completion;
-  events: () => Promise<AsyncIterable<string[]>> = async () => (async function* () {})();
+  events: () => Promise<AsyncIterable<StreamRead>> = async () => (async function* () {})();
   complete(call: ProviderCall): Promise<unknown> {
     this.calls.push(call);
     return this.answer();
   }
-  stream(call: ProviderCall): Promise<AsyncIterable<string[]>> {
+  stream(call: ProviderCall): Promise<AsyncIterable<StreamRead>> {
     this.calls.push(call);
     return this.events();
   }
@@ -208,7 +208,7 @@ describe("openStream", () => {
   test("asks for a stream with usage and hands the relay the provider's events and the session", async () => {
     const s = setup();
     const events = (async function* () {
-      yield ["[DONE]"];
+      yield { events: ["[DONE]"] };
     })();
     s.provider.events = async () => events;
     const admitted = await admitChat(s.ports, s.call({ model: "deepseek-v3.2", messages, stream: true, max_tokens: 50 }));

@@ -1,9 +1,12 @@
 import { describe, expect, test } from "bun:test";
 import { BillingSession } from "../../../src/core/chat/billing.ts";
 import { ProviderTimeout } from "../../../src/core/chat/failures.ts";
+import type { StreamRead } from "../../../src/core/chat/provider.ts";
 import { relayStream } from "../../../src/core/chat/relay.ts";
 import { AppError } from "../../../src/core/errors.ts";
 import { nanos } from "../../../src/core/money.ts";
+import { sseReads } from "../../../src/server/providers/sse.ts";
+import { readdirSync, readFileSync } from "node:fs";
 import { billingPorts, FakeObserver, FakeSink, held, model } from "./fakes.ts";
 
 const RESERVED = 1_200_000n;
@@ -26,15 +29,15 @@ const chatError = (status: number, type: string, message: string) => ({ error: {
 const PROVIDER_FAILED = chatError(502, "provider_error", "Upstream provider request failed");
 
 type Read = string[] | Error;
-async function* script(reads: Read[]): AsyncIterable<string[]> {
+async function* script(reads: Read[]): AsyncIterable<StreamRead> {
   for (const read of reads) {
     if (read instanceof Error) throw read;
-    yield read;
+    yield { events: read };
   }
 }
 
 /** A relay of `reads` for `modelId` over a real BillingSession on the fake store. */
-function relayOf(reads: Read[] | AsyncIterable<string[]>, modelId = "gpt-4.1", chargeWhenGone = false) {
+function relayOf(reads: Read[] | AsyncIterable<StreamRead>, modelId = "gpt-4.1", chargeWhenGone = false) {
   const timeline: string[] = [];
   const ports = billingPorts(timeline);
   const observer = new FakeObserver();
@@ -115,6 +118,42 @@ describe("relayStream, a stream that finishes", () => {
   });
 });
 
+describe("relayStream over reads of whole events, passed on as bytes", () => {
+  const fixtures = new URL("../../fixtures/providers/", import.meta.url).pathname;
+  /** The fixture's events, one read each, as the SSE reader hands them over (with their bytes). */
+  const readsOf = (provider: string) => {
+    const events = readFileSync(`${fixtures}${provider}/stream.sse`, "utf8").split("\n\n").filter((e) => e.trim() !== "");
+    const body = new ReadableStream<Uint8Array>({
+      start(controller) {
+        for (const event of events) controller.enqueue(new TextEncoder().encode(`${event}\n\n`));
+        controller.close();
+      },
+    });
+    return sseReads(body, 1_000_000);
+  };
+  async function* withoutBytes(reads: AsyncIterable<StreamRead>): AsyncIterable<StreamRead> {
+    for await (const read of reads) yield { events: [...read.events] };
+  }
+
+  test.each(readdirSync(fixtures).filter((name) => !name.includes(".")))("sends %s's documented stream as parsing every event would, and charges the same", async (provider) => {
+    const fast = relayOf(readsOf(provider));
+    const parsed = relayOf(withoutBytes(readsOf(provider)));
+    await fast.run();
+    await parsed.run();
+    expect(fast.sink.events()).toEqual(parsed.sink.events());
+    expect(writes(fast.store)).toEqual(writes(parsed.store));
+    expect(writes(fast.store).settled).toHaveLength(1);
+    expect(parsed.sink.bytesWrites).toBe(0);
+  });
+
+  test("passes content chunks after the first as the bytes of their reads", async () => {
+    // OpenAI's documented stream: the role chunk, a content chunk, the final one and the usage chunk.
+    const r = relayOf(readsOf("openai"));
+    await r.run();
+    expect(r.sink.bytesWrites).toBe(1);
+  });
+});
+
 describe("relayStream, a stream that fails", () => {
   test.each([
     ["content only", [[upstream(text("Hi"))]]],
@@ -161,8 +200,8 @@ describe("relayStream, a stream that fails", () => {
 
   test("a client that has gone is not released by the relay, nor sent the error", async () => {
     let sink: FakeSink | undefined;
-    async function* leaving(): AsyncIterable<string[]> {
-      yield [upstream(text("Hi"))];
+    async function* leaving(): AsyncIterable<StreamRead> {
+      yield { events: [upstream(text("Hi"))] };
       sink!.gone = true;
       throw new ProviderTimeout(120_000);
     }
@@ -179,13 +218,10 @@ describe("relayStream, a stream that fails", () => {
     /** The client leaves after the first read; the provider's stream goes on with `rest`. */
     function leavingAfterFirst(rest: Read[]) {
       let sink: FakeSink | undefined;
-      async function* reads(): AsyncIterable<string[]> {
-        yield [upstream(text("Hi"))];
+      async function* reads(): AsyncIterable<StreamRead> {
+        yield { events: [upstream(text("Hi"))] };
         sink!.gone = true;
-        for (const read of rest) {
-          if (read instanceof Error) throw read;
-          yield read;
-        }
+        yield* script(rest);
       }
       const r = relayOf(reads(), "gpt-4.1", true);
       sink = r.sink;

@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { completionResponse, finalChunk, readChunk, readCompletion, relayedAsIs } from "../../../src/core/chat/response.ts";
+import { completionResponse, finalChunk, readChunk, readCompletion } from "../../../src/core/chat/response.ts";
 import { readUsage, wireUsage, type Usage } from "../../../src/core/chat/usage.ts";
 import { nanos } from "../../../src/core/money.ts";
 import { model } from "./fakes.ts";
@@ -285,56 +285,4 @@ describe("wireUsage", () => {
 test("an error event in place of a chunk fails the stream as the provider's", () => {
   const event = { error: { message: "The server had an error while processing your request.", type: "server_error" } };
   expect(() => readChunk(event, model("gpt-4.1"))).toThrow("Upstream provider request failed");
-});
-
-describe("relayedAsIs: the text fast path for a chunk that only needs its model said again", () => {
-  const { readdirSync, readFileSync } = require("node:fs") as typeof import("node:fs");
-  const fixtures = new URL("../../fixtures/providers/", import.meta.url).pathname;
-  /** What the relay sends for `data` when it parses it: readChunk's chunk, stringified. */
-  const parsedWay = (data: string) => {
-    const { chunk, usage, final } = readChunk(JSON.parse(data), gpt41);
-    return chunk && !usage && !final ? JSON.stringify(chunk) : null;
-  };
-
-  test.each(readdirSync(fixtures).filter((name) => !name.includes(".")))("on every chunk of %s's documented stream it answers what parsing would, or defers", (provider) => {
-    const payloads = readFileSync(`${fixtures}${provider}/stream.sse`, "utf8")
-      .split("\n")
-      .filter((line) => line.startsWith("data: ") && line !== "data: [DONE]")
-      .map((line) => line.slice(6));
-    let fast = 0;
-    for (const data of payloads) {
-      const asIs = relayedAsIs(data, gpt41);
-      if (asIs === null) continue;
-      fast++;
-      expect(JSON.stringify(JSON.parse(asIs))).toBe(parsedWay(data) as string);
-    }
-    // Each documented stream has content chunks between its first and its final one.
-    expect(fast).toBeGreaterThan(0);
-  });
-
-  const middle = '{"id":"c","object":"chat.completion.chunk","created":1,"model":"gpt-4.1-2025","choices":[{"index":0,"delta":{"content":"hi"},"finish_reason":null}]}';
-  test("rewrites the model in place and drops OpenAI's usage:null", () => {
-    expect(relayedAsIs(middle, gpt41)).toBe(middle.replace("gpt-4.1-2025", "gpt-4.1"));
-    const withNullUsage = middle.replace("]}", '],"usage":null}');
-    expect(relayedAsIs(withNullUsage, gpt41)).toBe(middle.replace("gpt-4.1-2025", "gpt-4.1"));
-  });
-
-  test.each([
-    ["a finish_reason", middle.replace('"finish_reason":null', '"finish_reason":"stop"')],
-    ["a finish_reason written with a space", middle.replace('"finish_reason":null', '"finish_reason": "stop"')],
-    ["usage", middle.replace("]}", '],"usage":{"prompt_tokens":1,"completion_tokens":1,"total_tokens":2}}')],
-    ["usage inside the choice (Moonshot)", middle.replace('"finish_reason":null', '"finish_reason":null,"usage":{"prompt_tokens":1}')],
-    ["no choices", middle.replace(/"choices":\[.*\]/, '"choices":[]')],
-    ["another object type", middle.replace("chat.completion.chunk", "chat.completion")],
-    ["a second model key", middle.replace('"delta":{', '"delta":{"model":"x",')],
-    ["an escaped model value", middle.replace("gpt-4.1-2025", 'gpt\\"4')],
-    ["an error event", '{"error":{"message":"overloaded","type":"server_error"}}'],
-  ])("defers to parsing a chunk with %s", (_, data) => {
-    expect(relayedAsIs(data, gpt41)).toBeNull();
-  });
-
-  test("a model value that mentions usage inside a string does not fool it", () => {
-    const quoted = middle.replace('"content":"hi"', '"content":"say \\"usage\\":{} and \\"finish_reason\\":\\"stop\\""');
-    expect(JSON.stringify(JSON.parse(relayedAsIs(quoted, gpt41) as string))).toBe(parsedWay(quoted) as string);
-  });
 });

@@ -7,7 +7,7 @@ import { parseResponsesRequest } from "../../../src/core/responses/request.ts";
 
 function capture() {
   const written: string[] = [];
-  const sink: StreamSink = { emit: (p) => written.push(p), flush: async () => {}, gone: false };
+  const sink: StreamSink = { emit: (p) => written.push(p), emitBytes: (p) => written.push(new TextDecoder().decode(p)), flush: async () => {}, gone: false };
   const events = () => written.join("").split("\n\n").filter(Boolean).map((e) => {
     const [name, data] = e.split("\n");
     const parsed = JSON.parse(data!.slice("data: ".length)) as Record<string, unknown>;

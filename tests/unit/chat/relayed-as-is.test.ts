@@ -1,0 +1,93 @@
+import { describe, expect, test } from "bun:test";
+import { readdirSync, readFileSync } from "node:fs";
+import { relayedAsIs, relayedReadAsIs } from "../../../src/core/chat/relayed-as-is.ts";
+import { readChunk } from "../../../src/core/chat/response.ts";
+import { model } from "./fakes.ts";
+
+const gpt41 = model("gpt-4.1");
+const fixtures = new URL("../../fixtures/providers/", import.meta.url).pathname;
+const encoder = new TextEncoder();
+const decoder = new TextDecoder();
+
+describe("relayedAsIs: a chunk that only needs its model said again", () => {
+  /** What the relay sends for `data` when it parses it: readChunk's chunk, stringified. */
+  const parsedWay = (data: string) => {
+    const { chunk, usage, final } = readChunk(JSON.parse(data), gpt41);
+    return chunk && !usage && !final ? JSON.stringify(chunk) : null;
+  };
+
+  test.each(readdirSync(fixtures).filter((name) => !name.includes(".")))("on every chunk of %s's documented stream it answers what parsing would, or defers", (provider) => {
+    const payloads = readFileSync(`${fixtures}${provider}/stream.sse`, "utf8")
+      .split("\n")
+      .filter((line) => line.startsWith("data: ") && line !== "data: [DONE]")
+      .map((line) => line.slice(6));
+    let fast = 0;
+    for (const data of payloads) {
+      const asIs = relayedAsIs(data, gpt41);
+      if (asIs === null) continue;
+      fast++;
+      expect(JSON.stringify(JSON.parse(asIs))).toBe(parsedWay(data) as string);
+    }
+    // Each documented stream has content chunks between its first and its final one.
+    expect(fast).toBeGreaterThan(0);
+  });
+
+  const middle = '{"id":"c","object":"chat.completion.chunk","created":1,"model":"gpt-4.1-2025","choices":[{"index":0,"delta":{"content":"hi"},"finish_reason":null}]}';
+  test("rewrites the model in place and drops OpenAI's usage:null", () => {
+    expect(relayedAsIs(middle, gpt41)).toBe(middle.replace("gpt-4.1-2025", "gpt-4.1"));
+    const withNullUsage = middle.replace("]}", '],"usage":null}');
+    expect(relayedAsIs(withNullUsage, gpt41)).toBe(middle.replace("gpt-4.1-2025", "gpt-4.1"));
+  });
+
+  test.each([
+    ["a finish_reason", middle.replace('"finish_reason":null', '"finish_reason":"stop"')],
+    ["a finish_reason written with a space", middle.replace('"finish_reason":null', '"finish_reason": "stop"')],
+    ["usage", middle.replace("]}", '],"usage":{"prompt_tokens":1,"completion_tokens":1,"total_tokens":2}}')],
+    ["usage inside the choice (Moonshot)", middle.replace('"finish_reason":null', '"finish_reason":null,"usage":{"prompt_tokens":1}')],
+    ["no choices", middle.replace(/"choices":\[.*\]/, '"choices":[]')],
+    ["another object type", middle.replace("chat.completion.chunk", "chat.completion")],
+    ["a second model key", middle.replace('"delta":{', '"delta":{"model":"x",')],
+    ["an escaped model value", middle.replace("gpt-4.1-2025", 'gpt\\"4')],
+    ["an error event", '{"error":{"message":"overloaded","type":"server_error"}}'],
+  ])("defers to parsing a chunk with %s", (_, data) => {
+    expect(relayedAsIs(data, gpt41)).toBeNull();
+  });
+
+  test("a model value that mentions usage inside a string does not fool it", () => {
+    const quoted = middle.replace('"content":"hi"', '"content":"say \\"usage\\":{} and \\"finish_reason\\":\\"stop\\""');
+    expect(JSON.stringify(JSON.parse(relayedAsIs(quoted, gpt41) as string))).toBe(parsedWay(quoted) as string);
+  });
+});
+
+describe("relayedReadAsIs: a read of whole events passed on as bytes", () => {
+  const middle = (content: string) =>
+    `{"id":"c","object":"chat.completion.chunk","created":1,"model":"gpt-4.1-2025","choices":[{"index":0,"delta":{"content":"${content}"},"finish_reason":null}],"usage":null}`;
+  const read = (...payloads: string[]) => encoder.encode(payloads.map((p) => `data: ${p}\n\n`).join(""));
+  const asIs = (bytes: Uint8Array) => {
+    const out = relayedReadAsIs(bytes, gpt41);
+    return out && decoder.decode(out);
+  };
+
+  test("rewrites each of its events as relayedAsIs does, in one piece", () => {
+    const payloads = [middle("Hel"), middle("lo"), middle(" ünï 🎉")];
+    expect(asIs(read(...payloads))).toBe(payloads.map((p) => `data: ${relayedAsIs(p, gpt41)}\n\n`).join(""));
+  });
+
+  test.each([
+    ["[DONE]", [middle("a"), "[DONE]"]],
+    ["a final chunk", [middle("a"), middle("b").replace('"finish_reason":null', '"finish_reason":"stop"')]],
+    ["a chunk with usage", [middle("a").replace('"usage":null', '"usage":{"prompt_tokens":1}')]],
+  ])("defers the whole read to parsing when it holds %s", (_, payloads) => {
+    expect(relayedReadAsIs(read(...payloads), gpt41)).toBeNull();
+  });
+
+  test.each([
+    ["a comment", `: keep-alive\n\n${read(middle("a"))}`],
+    ["an event of two data lines", `data: ${middle("a")}\ndata: ${middle("b")}\n\n`],
+    ["an event with another field", `event: delta\ndata: ${middle("a")}\n\n`],
+    ["data without a space", `data:${middle("a")}\n\n`],
+    ["an event not ended", `data: ${middle("a")}\n`],
+  ])("defers a read that holds %s", (_, text) => {
+    expect(relayedReadAsIs(encoder.encode(text), gpt41)).toBeNull();
+  });
+});
