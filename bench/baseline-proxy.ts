@@ -1,6 +1,7 @@
 // The baseline: a minimal pass-through proxy written with Bun's fetch, forwarding each request
 // to the upstream and relaying its response (streams included) unchanged.
-const upstream = process.env.UPSTREAM_URL;
+// OPENAI_BASE_URL (as the gateway takes it) lets it stand in for the gateway in bench/slow-streams.ts.
+const upstream = process.env.UPSTREAM_URL ?? process.env.OPENAI_BASE_URL;
 if (!upstream) throw new Error("UPSTREAM_URL is required");
 
 const server = Bun.serve({

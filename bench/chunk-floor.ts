@@ -19,8 +19,8 @@ async function once(n: 20 | 200, fast: boolean) {
   let out = 0;
   for await (const read of sseReads(body, 1 << 20)) {
     const asIs = fast && read.bytes ? relayedReadAsIs(read.bytes, model) : null;
-    if (asIs) {
-      out += asIs.length;
+    if (asIs?.whole) {
+      out += asIs.bytes.length;
       continue;
     }
     let relayed = "";

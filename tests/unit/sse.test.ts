@@ -15,6 +15,14 @@ function body(text: string, cuts: number[] = []): ReadableStream<Uint8Array> {
   });
 }
 
+/** Passes a body on, then sends each of `texts` as one more read. */
+const appending = (...texts: string[]) =>
+  new TransformStream<Uint8Array, Uint8Array>({
+    flush(controller) {
+      for (const text of texts) controller.enqueue(encoder.encode(text));
+    },
+  });
+
 async function collect(stream: ReadableStream<Uint8Array>, limit = 1_000_000): Promise<string[]> {
   const out: string[] = [];
   for await (const read of sseReads(stream, limit)) out.push(...read.events);
@@ -57,19 +65,20 @@ describe("sseReads", () => {
     await expect(collect(body(`data: ${"x".repeat(200)}`, [50, 100, 150]), 100)).rejects.toThrow("passed 100 characters");
   });
 
-  test("hands over the bytes of a read that held whole events only, decoding its events only when asked", async () => {
+  test("hands over the bytes of each read's whole events, decoding them only when asked", async () => {
     const whole = 'data: {"a":1}\n\ndata: {"b":2}\n\n';
+    const pieces = [whole, 'data: {"c"', ':3}\n\ndata: {"d":4}\n', '\ndata: {"e"', ":5}\n\n"];
+    const cuts = [1, 2, 3, 4].map((n) => pieces.slice(0, n).join("").length);
     const reads = [];
-    const pieces = [whole, 'data: {"c"', ":3}\n\n", whole];
-    const cuts = [1, 2, 3].map((n) => pieces.slice(0, n).join("").length);
     for await (const read of sseReads(body(pieces.join(""), cuts), 100)) {
       reads.push({ bytes: read.bytes ? new TextDecoder().decode(read.bytes) : null, events: [...read.events] });
     }
     expect(reads).toEqual([
       { bytes: whole, events: ['{"a":1}', '{"b":2}'] },
-      // A read that ends an event begun in the read before is parsed as text.
-      { bytes: null, events: ['{"c":3}'] },
-      { bytes: whole, events: ['{"a":1}', '{"b":2}'] },
+      // An event begun in one read goes with the read that ends it, even by its blank line alone.
+      { bytes: 'data: {"c":3}\n\n', events: ['{"c":3}'] },
+      { bytes: 'data: {"d":4}\n\n', events: ['{"d":4}'] },
+      { bytes: 'data: {"e":5}\n\n', events: ['{"e":5}'] },
     ]);
   });
 
@@ -80,8 +89,8 @@ describe("sseReads", () => {
     for await (const read of sseReads(body(text), 100)) expect(read.bytes).toBeUndefined();
   });
 
-  test("does not hand over the bytes of a read that begins inside a character the read before began", async () => {
-    const bytes = encoder.encode('data: {"a":1}\n\né: x\n\n');
+  test("hands over whole characters only: one cut inside a character goes with the read that ends its event", async () => {
+    const bytes = encoder.encode('data: {"a":1}\n\ndata: é\n\n');
     const split = bytes.indexOf(0xc3) + 1;
     const stream = new ReadableStream<Uint8Array>({
       start(controller) {
@@ -91,7 +100,22 @@ describe("sseReads", () => {
       },
     });
     const reads = [];
-    for await (const read of sseReads(stream, 100)) reads.push({ whole: read.bytes !== undefined, events: [...read.events] });
-    expect(reads).toEqual([{ whole: false, events: ['{"a":1}'] }]);
+    for await (const read of sseReads(stream, 100)) reads.push({ bytes: new TextDecoder("utf-8", { fatal: true }).decode(read.bytes), events: [...read.events] });
+    expect(reads).toEqual([
+      { bytes: 'data: {"a":1}\n\n', events: ['{"a":1}'] },
+      { bytes: "data: é\n\n", events: ["é"] },
+    ]);
+  });
+
+  test("a read with a carriage return turns the rest of the stream to text, keeping what was pending", async () => {
+    const reads = [];
+    for await (const read of sseReads(body('data: {"a":1}\n\ndata: {"b"', [20]).pipeThrough(appending(':2}\r\n\r\n', 'data: {"c":3}\n\n')), 100)) {
+      reads.push({ whole: read.bytes !== undefined, events: [...read.events] });
+    }
+    expect(reads).toEqual([
+      { whole: true, events: ['{"a":1}'] },
+      { whole: false, events: ['{"b":2}'] },
+      { whole: false, events: ['{"c":3}'] },
+    ]);
   });
 });

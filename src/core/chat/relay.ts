@@ -53,15 +53,18 @@ export async function relayStream(relay: Relay, sink: StreamSink): Promise<void>
   let firstSent = false;
   try {
     for await (const read of relay.events) {
-      const asIs = firstSent && read.bytes ? relayedReadAsIs(read.bytes, model) : null;
-      if (asIs) {
-        sink.emitBytes(asIs);
-        continue;
+      // The events of one read go to the client together (those before a bad one too): first
+      // those passed on as they came, then the rest, parsed.
+      let parsedFrom = 0;
+      if (firstSent && read.bytes) {
+        const asIs = relayedReadAsIs(read.bytes, model);
+        if (asIs.events > 0) sink.emitBytes(asIs.bytes);
+        if (asIs.whole) continue;
+        parsedFrom = asIs.events;
       }
-      // The events of one read go to the client in one piece (those before a bad one too).
       let relayed = "";
       try {
-        for (const data of read.events) {
+        for (const data of parsedFrom > 0 ? read.events.slice(parsedFrom) : read.events) {
           if (data === "[DONE]") {
             finished = true;
             break;

@@ -62,26 +62,42 @@ function chunkAsIs(b: Buffer, start: number, end: number, model: Model, pieces: 
   return true;
 }
 
+/** The events at the head of a read that `relayedReadAsIs` passed on: their bytes, and how many. */
+export interface AsIs {
+  bytes: Uint8Array;
+  events: number;
+  /** They are the whole read. */
+  whole: boolean;
+}
+
 /**
- * A read of whole events (`StreamRead.bytes`) as the client gets it, when each of its events
- * is one `data: ` line holding a chunk that `chunkAsIs` can pass on; otherwise null, and the
- * relay parses the read's events. Most reads of a stream are such, and neither decoding them
- * nor parsing and stringifying their JSON was most of the relay's cost and garbage per chunk.
+ * The events of a read of whole events (`StreamRead.bytes`) as the client gets them, from the
+ * first up to one that needs `readChunk`: each is one `data: ` line holding a chunk that
+ * `chunkAsIs` can pass on. The relay parses the rest. Most reads of a stream are all such, and
+ * neither decoding them nor parsing and stringifying their JSON was most of the relay's cost
+ * and garbage per chunk.
  */
-export function relayedReadAsIs(read: Uint8Array, model: Model): Uint8Array | null {
+export function relayedReadAsIs(read: Uint8Array, model: Model): AsIs {
   const b = Buffer.from(read.buffer, read.byteOffset, read.byteLength);
   const pieces: Uint8Array[] = [];
-  for (let at = 0; at < b.length; ) {
+  let events = 0;
+  let at = 0;
+  while (at < b.length) {
     const end = b.indexOf(EVENT_END, at);
     const start = at + DATA.length;
     // One `data: ` line, holding a JSON object (so not `[DONE]`).
-    if (end < 0 || !startsWith(b, DATA, at) || b[start] !== OPEN_BRACE || b.indexOf(LF, start) !== end) return null;
+    if (end < 0 || !startsWith(b, DATA, at) || b[start] !== OPEN_BRACE || b.indexOf(LF, start) !== end) break;
+    const kept = pieces.length;
     pieces.push(DATA);
-    if (!chunkAsIs(b, start, end, model, pieces)) return null;
+    if (!chunkAsIs(b, start, end, model, pieces)) {
+      pieces.length = kept;
+      break;
+    }
     pieces.push(EVENT_END);
+    events++;
     at = end + EVENT_END.length;
   }
-  return pieces.length > 0 ? Buffer.concat(pieces) : null;
+  return { bytes: Buffer.concat(pieces), events, whole: events > 0 && at === b.length };
 }
 
 const encoder = new TextEncoder();
@@ -89,6 +105,6 @@ const decoder = new TextDecoder();
 
 /** One event's `data:` payload as the client gets it (see `relayedReadAsIs`), or null when it needs `readChunk`. */
 export function relayedAsIs(data: string, model: Model): string | null {
-  const read = relayedReadAsIs(encoder.encode(`data: ${data}\n\n`), model);
-  return read && decoder.decode(read.subarray(DATA.length, read.length - EVENT_END.length));
+  const asIs = relayedReadAsIs(encoder.encode(`data: ${data}\n\n`), model);
+  return asIs.whole ? decoder.decode(asIs.bytes.subarray(DATA.length, asIs.bytes.length - EVENT_END.length)) : null;
 }

@@ -4,26 +4,22 @@ const CR = 13;
 const LF = 10;
 const SPACE = 32;
 
-/** Reads the events of a Server-Sent Events text fed to it piece by piece. */
+/** Reads the events of a Server-Sent Events body fed to it read by read, as text. */
 class EventParser {
+  private readonly decoder = new TextDecoder();
   private buffered = "";
   private data: string[] = [];
   private dataChars = 0;
-
-  /** Nothing of an event is pending: the text so far ended where an event did. */
-  get idle(): boolean {
-    return this.buffered === "" && this.data.length === 0;
-  }
 
   /** What is held of the event being read, in characters. */
   get pendingChars(): number {
     return this.dataChars + this.buffered.length;
   }
 
-  /** The data of the events that `text` completes; each event's data lines joined, comments and other fields skipped. */
-  feed(text: string): string[] {
+  /** The data of the events that `bytes` completes; each event's data lines joined, comments and other fields skipped. */
+  feed(bytes: Uint8Array): string[] {
     const events: string[] = [];
-    const buffered = this.buffered + text;
+    const buffered = this.buffered + this.decoder.decode(bytes, { stream: true });
     // Lines are read in place and the buffer cut once per piece, not once per line.
     let start = 0;
     let newline: number;
@@ -50,12 +46,9 @@ class EventParser {
   }
 }
 
-const wholeDecoder = new TextDecoder();
-
 /**
- * A read that held whole events and nothing else (it began where an event began and ended with
- * a blank line, with no carriage return): its bytes can be relayed as they are, and its events
- * are only decoded if someone asks for them.
+ * A read's whole events (from where an event began to the end of the last one it completed):
+ * their bytes can be relayed as they are, and the events are only decoded if someone asks.
  */
 class WholeRead implements StreamRead {
   private parsed: string[] | null = null;
@@ -63,36 +56,81 @@ class WholeRead implements StreamRead {
   constructor(readonly bytes: Uint8Array) {}
 
   get events(): string[] {
-    this.parsed ??= new EventParser().feed(wholeDecoder.decode(this.bytes));
+    this.parsed ??= new EventParser().feed(this.bytes);
     return this.parsed;
   }
 }
 
-const isWhole = (chunk: Uint8Array): boolean =>
-  chunk.length >= 2 && chunk[chunk.length - 1] === LF && chunk[chunk.length - 2] === LF && chunk.indexOf(CR) < 0;
+const EVENT_END = Buffer.from("\n\n");
+
+/** Where the last event that `bytes` completes ends (after its blank line), or 0. */
+function endOfLastEvent(bytes: Uint8Array): number {
+  const at = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).lastIndexOf(EVENT_END);
+  return at < 0 ? 0 : at + EVENT_END.length;
+}
+
+/** The reads of an event begun and not yet ended, kept apart until one ends it (so a long event is copied once). */
+class Pending {
+  private reads: Uint8Array[] = [];
+  length = 0;
+
+  /** Whether the blank line that ends an event begins in what is pending and ends with `read`'s first byte. */
+  endsLineBefore(read: Uint8Array): boolean {
+    const last = this.reads.at(-1);
+    return last !== undefined && last[last.length - 1] === LF && read[0] === LF;
+  }
+
+  add(read: Uint8Array): void {
+    this.reads.push(read);
+    this.length += read.length;
+  }
+
+  /** What is pending and `read`, as one, leaving nothing pending. */
+  take(read: Uint8Array): Uint8Array {
+    if (this.reads.length === 0) return read;
+    const bytes = Buffer.concat([...this.reads, read]);
+    this.reads = [];
+    this.length = 0;
+    return bytes;
+  }
+}
 
 /**
  * Yields, per read of a Server-Sent Events body, the `data:` payloads of the events that read
- * completed (so that what arrived together can be relayed together), with the read's bytes
- * when it held whole events only. An event (or a line) that grows past `maxEventChars` without
- * ending throws, so a provider that never sends a line break cannot make the gateway buffer
- * without bound.
+ * completed (so that what arrived together can be relayed together), with their bytes: those
+ * of the read, from the start of the first event it completed to the end of the last. An event
+ * (or a line) that grows past `maxEventChars` without ending throws, so a provider that never
+ * sends a line break cannot make the gateway buffer without bound. A stream that ends its lines
+ * with CR LF (which no provider documented here does) is read as text from its first carriage
+ * return on, without bytes.
  */
 export async function* sseReads(body: ReadableStream<Uint8Array>, maxEventChars: number): AsyncGenerator<StreamRead> {
-  const decoder = new TextDecoder();
-  const parser = new EventParser();
-  // The decoder holds no partial character once a read has ended with a line break.
-  let atLineStart = true;
+  const pending = new Pending();
+  let text: EventParser | null = null;
   for await (const chunk of body) {
-    if (atLineStart && parser.idle && isWhole(chunk)) {
-      yield new WholeRead(chunk);
+    if (!text && chunk.indexOf(CR) >= 0) {
+      text = new EventParser();
+      text.feed(pending.take(new Uint8Array()));
+    }
+    if (text) {
+      const events = text.feed(chunk);
+      if (events.length > 0) yield { events };
+      if (text.pendingChars > maxEventChars) throw new Error(`a stream event passed ${maxEventChars} characters`);
       continue;
     }
-    atLineStart = chunk.length > 0 ? chunk[chunk.length - 1] === LF : atLineStart;
-    const events = parser.feed(decoder.decode(chunk, { stream: true }));
-    if (events.length > 0) yield { events };
-    if (parser.pendingChars > maxEventChars) throw new Error(`a stream event passed ${maxEventChars} characters`);
+    const endInChunk = endOfLastEvent(chunk);
+    if (endInChunk > 0 || pending.endsLineBefore(chunk)) {
+      const bytes = pending.take(chunk);
+      const end = bytes === chunk ? endInChunk : endOfLastEvent(bytes);
+      if (end < bytes.length) pending.add(bytes.subarray(end));
+      yield new WholeRead(bytes.subarray(0, end));
+    } else pending.add(chunk);
+    if (pending.length > maxEventChars) throw new Error(`a stream event passed ${maxEventChars} characters`);
   }
-  const last = parser.end();
+  if (!text) {
+    text = new EventParser();
+    text.feed(pending.take(new Uint8Array()));
+  }
+  const last = text.end();
   if (last.length > 0) yield { events: last };
 }

@@ -120,12 +120,13 @@ describe("relayStream, a stream that finishes", () => {
 
 describe("relayStream over reads of whole events, passed on as bytes", () => {
   const fixtures = new URL("../../fixtures/providers/", import.meta.url).pathname;
-  /** The fixture's events, one read each, as the SSE reader hands them over (with their bytes). */
-  const readsOf = (provider: string) => {
-    const events = readFileSync(`${fixtures}${provider}/stream.sse`, "utf8").split("\n\n").filter((e) => e.trim() !== "");
+  const eventsOf = (provider: string) =>
+    readFileSync(`${fixtures}${provider}/stream.sse`, "utf8").split("\n\n").filter((e) => e.trim() !== "").map((e) => `${e}\n\n`);
+  /** The fixture's events in the reads `cut` makes of them, as the SSE reader hands them over (with their bytes). */
+  const readsOf = (provider: string, cut: (events: string[]) => string[] = (events) => events) => {
     const body = new ReadableStream<Uint8Array>({
       start(controller) {
-        for (const event of events) controller.enqueue(new TextEncoder().encode(`${event}\n\n`));
+        for (const read of cut(eventsOf(provider))) controller.enqueue(new TextEncoder().encode(read));
         controller.close();
       },
     });
@@ -134,10 +135,16 @@ describe("relayStream over reads of whole events, passed on as bytes", () => {
   async function* withoutBytes(reads: AsyncIterable<StreamRead>): AsyncIterable<StreamRead> {
     for await (const read of reads) yield { events: [...read.events] };
   }
+  const cuts: [string, (events: string[]) => string[]][] = [
+    ["one read per event", (events) => events],
+    ["the first event alone, then the rest in one read", ([first, ...rest]) => [first as string, rest.join("")]],
+    ["reads of 7 bytes", (events) => events.join("").match(/[^]{1,7}/g) ?? []],
+  ];
+  const cases = readdirSync(fixtures).filter((name) => !name.includes(".")).flatMap((provider) => cuts.map(([how, cut]) => [provider, how, cut] as const));
 
-  test.each(readdirSync(fixtures).filter((name) => !name.includes(".")))("sends %s's documented stream as parsing every event would, and charges the same", async (provider) => {
-    const fast = relayOf(readsOf(provider));
-    const parsed = relayOf(withoutBytes(readsOf(provider)));
+  test.each(cases)("sends %s's documented stream in %s as parsing every event would, and charges the same", async (provider, _, cut) => {
+    const fast = relayOf(readsOf(provider, cut));
+    const parsed = relayOf(withoutBytes(readsOf(provider, cut)));
     await fast.run();
     await parsed.run();
     expect(fast.sink.events()).toEqual(parsed.sink.events());
@@ -146,9 +153,9 @@ describe("relayStream over reads of whole events, passed on as bytes", () => {
     expect(parsed.sink.bytesWrites).toBe(0);
   });
 
-  test("passes content chunks after the first as the bytes of their reads", async () => {
+  test.each(cuts.slice(0, 2))("passes content chunks after the first as the bytes of their reads (%s)", async (_, cut) => {
     // OpenAI's documented stream: the role chunk, a content chunk, the final one and the usage chunk.
-    const r = relayOf(readsOf("openai"));
+    const r = relayOf(readsOf("openai", cut));
     await r.run();
     expect(r.sink.bytesWrites).toBe(1);
   });

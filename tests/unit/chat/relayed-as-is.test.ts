@@ -62,32 +62,35 @@ describe("relayedAsIs: a chunk that only needs its model said again", () => {
 describe("relayedReadAsIs: a read of whole events passed on as bytes", () => {
   const middle = (content: string) =>
     `{"id":"c","object":"chat.completion.chunk","created":1,"model":"gpt-4.1-2025","choices":[{"index":0,"delta":{"content":"${content}"},"finish_reason":null}],"usage":null}`;
-  const read = (...payloads: string[]) => encoder.encode(payloads.map((p) => `data: ${p}\n\n`).join(""));
+  const events = (...payloads: string[]) => payloads.map((p) => `data: ${p}\n\n`).join("");
+  const read = (...payloads: string[]) => encoder.encode(events(...payloads));
   const asIs = (bytes: Uint8Array) => {
     const out = relayedReadAsIs(bytes, gpt41);
-    return out && decoder.decode(out);
+    return { text: decoder.decode(out.bytes), events: out.events, whole: out.whole };
   };
 
   test("rewrites each of its events as relayedAsIs does, in one piece", () => {
     const payloads = [middle("Hel"), middle("lo"), middle(" ünï 🎉")];
-    expect(asIs(read(...payloads))).toBe(payloads.map((p) => `data: ${relayedAsIs(p, gpt41)}\n\n`).join(""));
+    expect(asIs(read(...payloads))).toEqual({ text: events(...payloads.map((p) => relayedAsIs(p, gpt41) as string)), events: 3, whole: true });
   });
 
   test.each([
-    ["[DONE]", [middle("a"), "[DONE]"]],
-    ["a final chunk", [middle("a"), middle("b").replace('"finish_reason":null', '"finish_reason":"stop"')]],
-    ["a chunk with usage", [middle("a").replace('"usage":null', '"usage":{"prompt_tokens":1}')]],
-  ])("defers the whole read to parsing when it holds %s", (_, payloads) => {
-    expect(relayedReadAsIs(read(...payloads), gpt41)).toBeNull();
+    ["[DONE]", "[DONE]"],
+    ["a final chunk", middle("b").replace('"finish_reason":null', '"finish_reason":"stop"')],
+    ["a chunk with usage", middle("b").replace('"usage":null', '"usage":{"prompt_tokens":1}')],
+  ])("passes on the events before %s, and leaves it and those after it to parsing", (_, payload) => {
+    const head = [middle("a"), middle("z")];
+    expect(asIs(read(...head, payload, middle("c")))).toEqual({ text: events(...head.map((p) => relayedAsIs(p, gpt41) as string)), events: 2, whole: false });
+    expect(asIs(read(payload))).toEqual({ text: "", events: 0, whole: false });
   });
 
   test.each([
-    ["a comment", `: keep-alive\n\n${read(middle("a"))}`],
+    ["a comment", `: keep-alive\n\n${events(middle("a"))}`],
     ["an event of two data lines", `data: ${middle("a")}\ndata: ${middle("b")}\n\n`],
     ["an event with another field", `event: delta\ndata: ${middle("a")}\n\n`],
     ["data without a space", `data:${middle("a")}\n\n`],
     ["an event not ended", `data: ${middle("a")}\n`],
-  ])("defers a read that holds %s", (_, text) => {
-    expect(relayedReadAsIs(encoder.encode(text), gpt41)).toBeNull();
+  ])("leaves to parsing a read that begins with %s", (_, text) => {
+    expect(asIs(encoder.encode(text))).toEqual({ text: "", events: 0, whole: false });
   });
 });
