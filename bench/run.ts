@@ -11,6 +11,7 @@ import { formatUsd, nanos } from "../src/core/money.ts";
 import { cpuMicros, median, pinUser, rssKiB, startServer, timeToFirstByte, wrk, type LoadResult, type Server } from "./processes.ts";
 import { BINARY, chatBody, freshDatabase, PG_SERVER, prepareAccounts, type Mode } from "./setup.ts";
 import { SLOW, slowStreams, type SlowResult } from "./slow-streams.ts";
+import type { SlowRelays } from "./targets.ts";
 import { targetLines } from "./targets.ts";
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 3);
@@ -139,6 +140,7 @@ async function main(): Promise<void> {
   let memory: { after10k: number; after100k: number } | null = null;
   let slow: SlowResult | null = null;
   let slowLedger: { ok: boolean; detail: string } | null = null;
+  const slowRelays: SlowRelays = {};
   let postgresPinned = false;
 
   try {
@@ -182,6 +184,11 @@ async function main(): Promise<void> {
         log(`[sqlite] slow streams: ${SLOW.streams} at once, ${SLOW.chunks} chunks ${SLOW.intervalMs} ms apart…`);
         slow = await slowStreams(env, keysFile, ACCOUNTS, { server: SERVER_CORE, load: LOAD_CORE });
         slowLedger = await checkLedger(database.url, emails);
+        // The same cell through the two relays, so that the run shows what a relay alone adds here.
+        for (const [name, program] of [["bare", "./baseline-proxy.ts"], ["reading", "./chunk-relay.ts"]] as const) {
+          log(`[sqlite] slow streams through the ${name} relay…`);
+          slowRelays[name] = await slowStreams(env, keysFile, ACCOUNTS, { server: SERVER_CORE, load: LOAD_CORE }, [process.execPath, new URL(program, import.meta.url).pathname]);
+        }
         memory = await memoryGrowth(env, keysFile);
       }
       await database.drop();
@@ -213,7 +220,7 @@ async function main(): Promise<void> {
     await upstream.stop();
   }
 
-  const targets = targetLines(summary, dialects, memory, slow && slowLedger ? { ...slow, ledger: slowLedger } : null);
+  const targets = targetLines(summary, dialects, memory, slow && slowLedger ? { ...slow, ledger: slowLedger, relays: slowRelays } : null);
 
   const version = (cmd: string[]) => Bun.spawnSync(cmd).stdout.toString().trim().split("\n")[0];
   const report = [

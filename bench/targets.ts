@@ -5,6 +5,9 @@ import type { SlowResult } from "./slow-streams.ts";
 
 type Summary = Record<string, Record<string, number>>;
 
+/** The slow-stream cell through bench/baseline-proxy.ts (`bare`) and bench/chunk-relay.ts (`reading`). */
+export type SlowRelays = Partial<Record<"bare" | "reading", SlowResult>>;
+
 const fmt = (n: number | undefined, digits: number) => (n !== undefined && Number.isFinite(n) ? n.toFixed(digits) : "n/a");
 const verdict = (ok: boolean) => (ok ? "met" : "MISSED");
 const atMost = (value: number | undefined, limit: number) => value !== undefined && Number.isFinite(value) && value <= limit;
@@ -17,7 +20,7 @@ export function targetLines(
   summary: Summary,
   dialects: string[],
   memory: { after10k: number; after100k: number } | null,
-  slow: (SlowResult & { ledger: { ok: boolean; detail: string } }) | null,
+  slow: (SlowResult & { ledger: { ok: boolean; detail: string }; relays: SlowRelays }) | null,
 ): string[] {
   const s = (key: string) => summary[key] ?? {};
   const cpu = (key: string, limit: number, what: string) =>
@@ -37,9 +40,17 @@ export function targetLines(
   if (slow) {
     const addedP99 = slow.gateway.p99 - slow.direct.p99;
     const rssMb = slow.rss.peak / 1024;
+    const relay = (name: keyof SlowRelays, what: string) => {
+      const r = slow.relays[name];
+      return r
+        ? `  - through the ${what} in the same cell: added p99 ${fmt(r.gateway.p99 - r.direct.p99, 0)} ms, RSS peak ${fmt(r.rss.peak / 1024, 0)} MB, ${fmt(r.cpuShare * 100, 0)}% of its core, ${r.gateway.failures} failed`
+        : `  - through the ${what}: not measured`;
+    };
     lines.push(
       `- Slow streams (SQLite, 2,000 at once, 100 chunks 20 ms apart): ${slow.gateway.failures} failed of ${slow.gateway.requests} (target: none) — ${verdict(slow.gateway.failures === 0 && slow.gateway.requests > 0)}`,
       `- Slow streams: added p99 time to last byte ${fmt(addedP99, 0)} ms (gateway ${fmt(slow.gateway.p99, 0)} ms, direct ${fmt(slow.direct.p99, 0)} ms; target ≤ 50 ms) — ${verdict(atMost(addedP99, 50))}`,
+      relay("bare", "bare relay (bench/baseline-proxy.ts)"),
+      relay("reading", "relay that reads every chunk (bench/chunk-relay.ts)"),
       `- Slow streams: gateway RSS peak ${fmt(rssMb, 0)} MB, median ${fmt(slow.rss.median / 1024, 0)} MB, ${fmt(slow.cpuShare * 100, 0)}% of its core (target ≤ 250 MB) — ${verdict(atMost(rssMb, 250))}`,
       `- Slow streams: ledger afterwards ${slow.ledger.ok ? "exact" : "MISMATCH"} (${slow.ledger.detail}) — ${verdict(slow.ledger.ok)}`,
     );
