@@ -1,3 +1,4 @@
+import { concatBytes } from "../core/bytes.ts";
 import { AppError } from "../core/errors.ts";
 
 /** The spec's body limit for chat and estimator: 64KB, read as 65,536 bytes. */
@@ -54,16 +55,5 @@ export async function readCounting(body: ReadableStream<Uint8Array>, limit: numb
     }
     chunks.push(value);
   }
-  return { text: new TextDecoder().decode(concat(chunks, size)), size };
-}
-
-function concat(chunks: Uint8Array[], size: number): Uint8Array {
-  if (chunks.length === 1) return chunks[0] as Uint8Array;
-  const out = new Uint8Array(size);
-  let offset = 0;
-  for (const chunk of chunks) {
-    out.set(chunk, offset);
-    offset += chunk.byteLength;
-  }
-  return out;
+  return { text: new TextDecoder().decode(concatBytes(chunks)), size };
 }

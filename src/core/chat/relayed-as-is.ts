@@ -1,7 +1,7 @@
 // The relay's fast path: a provider chunk passed on as the bytes it came as, but for its model.
 import type { Model } from "../catalog.ts";
 
-const ascii = (text: string) => Buffer.from(text, "latin1");
+const ascii = (text: string) => new TextEncoder().encode(text);
 const OBJECT_CHUNK = ascii('"object":"chat.completion.chunk"');
 const CHOICES = ascii('"choices":[{');
 const FINISH = ascii('"finish_reason"');
@@ -14,34 +14,86 @@ const EVENT_END = ascii("\n\n");
 const [QUOTE, BACKSLASH, LF, OPEN_BRACE] = [34, 92, 10, 123];
 
 // The public ID as it sits between quotes in JSON, per model ID (the catalog's few).
-const idBytes = new Map<string, Buffer>();
-const quotedId = (model: Model): Buffer => {
+const idBytes = new Map<string, Uint8Array>();
+const quotedId = (model: Model): Uint8Array => {
   let bytes = idBytes.get(model.id);
-  if (!bytes) idBytes.set(model.id, (bytes = Buffer.from(JSON.stringify(model.id).slice(1, -1))));
+  if (!bytes) idBytes.set(model.id, (bytes = ascii(JSON.stringify(model.id).slice(1, -1))));
   return bytes;
 };
 
-const startsWith = (b: Buffer, prefix: Buffer, at: number): boolean =>
-  at >= 0 && at + prefix.length <= b.length && b.compare(prefix, 0, prefix.length, at, at + prefix.length) === 0;
+// Buffer's native search and copy, borrowed for a plain Uint8Array. A read is never viewed
+// (`.buffer`, `subarray`, `Buffer.from(buffer, …)`): the first view of a typed array that Bun
+// filled makes JavaScriptCore build its ArrayBuffer object, which cost more than the rest of
+// the fast path (measured: 11–15% of the gateway's time on streams).
+const searchBytes = Buffer.prototype.indexOf as (this: Uint8Array, needle: Uint8Array | number, from: number) => number;
+const copyBytes = Buffer.prototype.copy as (this: Uint8Array, target: Uint8Array, at: number, start: number, end: number) => number;
+
+function startsWith(bytes: Uint8Array, prefix: Uint8Array, at: number): boolean {
+  if (at < 0 || at + prefix.length > bytes.length) return false;
+  for (let i = 0; i < prefix.length; i++) if (bytes[at + i] !== prefix[i]) return false;
+  return true;
+}
+
+/** What is passed on of a read: ranges of it and bytes put in, in order, written out at the end. */
+class Splice {
+  // A range is two numbers (start, end); bytes put in are a Uint8Array.
+  private readonly parts: (number | Uint8Array)[] = [];
+  private length = 0;
+
+  keep(start: number, end: number): void {
+    this.parts.push(start, end);
+    this.length += end - start;
+  }
+
+  put(bytes: Uint8Array): void {
+    this.parts.push(bytes);
+    this.length += bytes.length;
+  }
+
+  get mark(): [number, number] {
+    return [this.parts.length, this.length];
+  }
+
+  undo([parts, length]: [number, number]): void {
+    this.parts.length = parts;
+    this.length = length;
+  }
+
+  of(read: Uint8Array): Uint8Array {
+    const out = new Uint8Array(this.length);
+    let at = 0;
+    for (let i = 0; i < this.parts.length; i++) {
+      const part = this.parts[i] as number | Uint8Array;
+      if (typeof part === "number") {
+        const end = this.parts[++i] as number;
+        at += copyBytes.call(read, out, at, part, end);
+      } else {
+        out.set(part, at);
+        at += part.length;
+      }
+    }
+    return out;
+  }
+}
 
 /**
- * Pushes onto `pieces` the chunk in `b` from `start` to `end` as the client gets it, when all it
- * needs is its `model` said again (and OpenAI's `"usage":null` dropped): it has choices, no
- * usage, no finish_reason yet, and `object` is already the spec's. False when it needs
- * `readChunk`. Searching the text is sound because a quote inside a JSON string is always
- * escaped: `"usage"` or `"model":"` can only be found where they are keys.
+ * Adds to `splice` the chunk in `read` from `start` to `end` (an event's JSON) as the client
+ * gets it, when all it needs is its `model` said again (and OpenAI's `"usage":null` dropped):
+ * it has choices, no usage, no finish_reason yet, and `object` is already the spec's. False
+ * when it needs `readChunk`. Searching the text is sound because a quote inside a JSON string
+ * is always escaped: `"usage"` or `"model":"` can only be found where they are keys.
  */
-function chunkAsIs(b: Buffer, start: number, end: number, model: Model, pieces: Uint8Array[]): boolean {
-  const find = (needle: Buffer | number, from = start): number => {
-    const at = b.indexOf(needle, from);
+function chunkAsIs(read: Uint8Array, start: number, end: number, model: Model, splice: Splice): boolean {
+  const find = (needle: Uint8Array | number, from = start): number => {
+    const at = searchBytes.call(read, needle, from);
     return at < end ? at : -1;
   };
   if (find(OBJECT_CHUNK) < 0 || find(CHOICES) < 0) return false;
   for (let at = find(FINISH); at >= 0; at = find(FINISH, at + FINISH.length)) {
-    if (!startsWith(b, NULL_AFTER, at + FINISH.length)) return false;
+    if (!startsWith(read, NULL_AFTER, at + FINISH.length)) return false;
   }
   const usage = find(USAGE);
-  if (usage >= 0 && (!startsWith(b, NULL_USAGE, usage - 1) || find(USAGE, usage + 1) >= 0)) return false;
+  if (usage >= 0 && (!startsWith(read, NULL_USAGE, usage - 1) || find(USAGE, usage + 1) >= 0)) return false;
   const key = find(MODEL);
   if (key < 0 || find(MODEL, key + 1) >= 0) return false;
   const valueStart = key + MODEL.length;
@@ -49,16 +101,16 @@ function chunkAsIs(b: Buffer, start: number, end: number, model: Model, pieces: 
   const escape = find(BACKSLASH, valueStart);
   if (valueEnd < 0 || (escape >= 0 && escape < valueEnd)) return false;
   // What is kept, in order: around the model's value, and around `,"usage":null` if any.
-  const cuts: [number, number, Buffer | null][] = [[valueStart, valueEnd, quotedId(model)]];
+  const cuts: [number, number, Uint8Array | null][] = [[valueStart, valueEnd, quotedId(model)]];
   if (usage >= 0) cuts.push([usage - 1, usage - 1 + NULL_USAGE.length, null]);
   cuts.sort((x, y) => x[0] - y[0]);
   let from = start;
   for (const [cutStart, cutEnd, instead] of cuts) {
-    pieces.push(b.subarray(from, cutStart));
-    if (instead) pieces.push(instead);
+    splice.keep(from, cutStart);
+    if (instead) splice.put(instead);
     from = cutEnd;
   }
-  pieces.push(b.subarray(from, end));
+  splice.keep(from, end);
   return true;
 }
 
@@ -78,26 +130,25 @@ export interface AsIs {
  * and garbage per chunk.
  */
 export function relayedReadAsIs(read: Uint8Array, model: Model): AsIs {
-  const b = Buffer.from(read.buffer, read.byteOffset, read.byteLength);
-  const pieces: Uint8Array[] = [];
+  const splice = new Splice();
   let events = 0;
   let at = 0;
-  while (at < b.length) {
-    const end = b.indexOf(EVENT_END, at);
+  while (at < read.length) {
+    const end = searchBytes.call(read, EVENT_END, at);
     const start = at + DATA.length;
     // One `data: ` line, holding a JSON object (so not `[DONE]`).
-    if (end < 0 || !startsWith(b, DATA, at) || b[start] !== OPEN_BRACE || b.indexOf(LF, start) !== end) break;
-    const kept = pieces.length;
-    pieces.push(DATA);
-    if (!chunkAsIs(b, start, end, model, pieces)) {
-      pieces.length = kept;
+    if (end < 0 || !startsWith(read, DATA, at) || read[start] !== OPEN_BRACE || read.indexOf(LF, start) !== end) break;
+    const mark = splice.mark;
+    splice.keep(at, start);
+    if (!chunkAsIs(read, start, end, model, splice)) {
+      splice.undo(mark);
       break;
     }
-    pieces.push(EVENT_END);
+    splice.keep(end, end + EVENT_END.length);
     events++;
     at = end + EVENT_END.length;
   }
-  return { bytes: Buffer.concat(pieces), events, whole: events > 0 && at === b.length };
+  return { bytes: splice.of(read), events, whole: events > 0 && at === read.length };
 }
 
 const encoder = new TextEncoder();

@@ -1,3 +1,4 @@
+import { concatBytes } from "../../core/bytes.ts";
 import type { StreamRead } from "../../core/chat/provider.ts";
 
 const CR = 13;
@@ -61,12 +62,13 @@ class WholeRead implements StreamRead {
   }
 }
 
-const EVENT_END = Buffer.from("\n\n");
-
 /** Where the last event that `bytes` completes ends (after its blank line), or 0. */
 function endOfLastEvent(bytes: Uint8Array): number {
-  const at = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).lastIndexOf(EVENT_END);
-  return at < 0 ? 0 : at + EVENT_END.length;
+  // A read usually ends with the blank line, so this looks at its last bytes only.
+  for (let at = bytes.lastIndexOf(LF); at > 0; at = bytes.lastIndexOf(LF, at - 1)) {
+    if (bytes[at - 1] === LF) return at + 1;
+  }
+  return 0;
 }
 
 /** The reads of an event begun and not yet ended, kept apart until one ends it (so a long event is copied once). */
@@ -88,7 +90,7 @@ class Pending {
   /** What is pending and `read`, as one, leaving nothing pending. */
   take(read: Uint8Array): Uint8Array {
     if (this.reads.length === 0) return read;
-    const bytes = Buffer.concat([...this.reads, read]);
+    const bytes = concatBytes([...this.reads, read]);
     this.reads = [];
     this.length = 0;
     return bytes;
@@ -122,8 +124,13 @@ export async function* sseReads(body: ReadableStream<Uint8Array>, maxEventChars:
     if (endInChunk > 0 || pending.endsLineBefore(chunk)) {
       const bytes = pending.take(chunk);
       const end = bytes === chunk ? endInChunk : endOfLastEvent(bytes);
-      if (end < bytes.length) pending.add(bytes.subarray(end));
-      yield new WholeRead(bytes.subarray(0, end));
+      // A read usually ends where an event does: it is then handed over without a view of it
+      // (see relayed-as-is.ts for why views cost).
+      if (end === bytes.length) yield new WholeRead(bytes);
+      else {
+        pending.add(bytes.subarray(end));
+        yield new WholeRead(bytes.subarray(0, end));
+      }
     } else pending.add(chunk);
     if (pending.length > maxEventChars) throw new Error(`a stream event passed ${maxEventChars} characters`);
   }
