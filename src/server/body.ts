@@ -21,13 +21,16 @@ export async function readJsonBody(request: Request, limit = BODY_LIMIT_BYTES): 
   if (declared > limit) throw tooLarge();
   let text: string;
   let size: number;
-  if (!request.body) {
-    text = "";
-    size = 0;
-  } else if (Number.isInteger(declared)) {
-    // HTTP framing holds the body to its declared length, which is within the limit.
+  if (Number.isInteger(declared)) {
+    // HTTP framing holds the body to its declared length, which is within the limit. Read
+    // whole, without `request.body`: touching it makes Bun build a ReadableStream, its source
+    // and a reader for the request (objects that live as long as the request, a stream's
+    // whole life on the chat path).
     text = await request.text();
     size = declared;
+  } else if (!request.body) {
+    text = "";
+    size = 0;
   } else {
     const read = await readCounting(request.body, limit);
     if (read === null) throw tooLarge();
