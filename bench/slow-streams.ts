@@ -31,7 +31,10 @@ export async function slowStreams(
     BENCH_STREAM_CHUNKS: String(SLOW.chunks),
     BENCH_CHUNK_INTERVAL_MS: String(SLOW.intervalMs),
   }, cores.load);
-  const perAccount = Math.ceil(SLOW.streams / accounts) + 1;
+  // wrk gives each new request the next key in turn, but under load requests end out of order,
+  // so an account can briefly hold more than its share of the streams; twice the share keeps
+  // every account under its limit (a refused request would be a 429 and a failure here).
+  const perAccount = 2 * Math.ceil(SLOW.streams / accounts);
   const gateway = await startServer([...gatewayCmd, "serve", "--port", "0"], {
     ...env,
     OPENAI_BASE_URL: `${upstream.url}/v1`,
