@@ -3,14 +3,21 @@
 // gateway, bench/chunk-relay.ts or bench/baseline-proxy.ts) on SQLite, waits until they all
 // stream, then reads its CPU per chunk relayed and its memory per stream over 3 s.
 //   BUN_CONFIG_MAX_HTTP_REQUESTS=8192 bun bench/stream-hold.ts [gateway|reading|bare] [streams]
-// (without that variable this process's fetch keeps only 256 streams open.)
+// (without that variable this process's fetch keeps only 256 streams open.) With
+// GATEWAY_BUN_FLAGS set, the gateway runs from source under those Bun flags (the relays always
+// run from source, and get them too): `--preload ./bench/heap-probe.ts`, say.
 import { cpuMicros, rssKiB, startServer } from "./processes.ts";
 import { BINARY, chatBody, freshDatabase, prepareAccounts } from "./setup.ts";
 
 const [target = "gateway", streamsArg = "1000"] = process.argv.slice(2);
 const streams = Number(streamsArg);
 const relays: Record<string, string> = { reading: "./chunk-relay.ts", bare: "./baseline-proxy.ts" };
-const command = relays[target] ? [process.execPath, new URL(relays[target], import.meta.url).pathname] : [BINARY];
+const bunFlags = (process.env.GATEWAY_BUN_FLAGS ?? "").split(" ").filter(Boolean);
+const command = relays[target]
+  ? [process.execPath, ...bunFlags, new URL(relays[target], import.meta.url).pathname]
+  : process.env.GATEWAY_BUN_FLAGS === undefined
+    ? [BINARY]
+    : [process.execPath, ...bunFlags, new URL("../src/main.ts", import.meta.url).pathname];
 
 const database = await freshDatabase("sqlite");
 const upstream = await startServer([process.execPath, new URL("./fake-upstream.ts", import.meta.url).pathname], {
