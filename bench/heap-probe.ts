@@ -5,19 +5,29 @@
 // $HEAP_PROBE_FULL_GC_EVERY seconds (default 3; 0 never) it forces a full collection and
 // appends the same after it, which tells live memory from garbage. A forced collection stops
 // the process (~100 ms with 2,000 streams open), so runs with it measure memory, not speed.
+// With HEAP_PROBE_TYPES=n it also appends the n most numerous kinds of live object after each
+// forced collection, to compare two servers' objects per stream.
 //   GATEWAY_BUN_FLAGS="--preload ./bench/heap-probe.ts" bun bench/stream-hold.ts gateway 2000
 import { heapStats } from "bun:jsc";
 import { appendFileSync, readFileSync } from "node:fs";
 
 const file = process.env.HEAP_PROBE_LOG ?? "/tmp/heap-probe.log";
 const fullGcEvery = Number(process.env.HEAP_PROBE_FULL_GC_EVERY ?? 3);
+const typesShown = Number(process.env.HEAP_PROBE_TYPES ?? 0);
 const MB = 1024 * 1024;
 
 function reading(): string {
   const status = readFileSync("/proc/self/status", "utf8");
   const kib = (field: string) => Number(status.match(new RegExp(`${field}:\\s+(\\d+)`))?.[1] ?? 0);
   const heap = heapStats();
-  return `rss=${kib("VmRSS") >> 10} anon=${kib("RssAnon") >> 10} file=${kib("RssFile") >> 10} heap=${Math.round(heap.heapSize / MB)} outside=${Math.round(heap.extraMemorySize / MB)} objects=${heap.objectCount}`;
+  const mi = (heap as unknown as { mimalloc?: Record<string, { current: number }> }).mimalloc;
+  const mb = (bytes: number | undefined) => Math.round((bytes ?? 0) / MB);
+  return `rss=${kib("VmRSS") >> 10} anon=${kib("RssAnon") >> 10} file=${kib("RssFile") >> 10} heap=${mb(heap.heapSize)} capacity=${mb(heap.heapCapacity)} outside=${mb(heap.extraMemorySize)} objects=${heap.objectCount} malloc=${mb((mi?.malloc_normal?.current ?? 0) + (mi?.malloc_huge?.current ?? 0))} mallocCommitted=${mb(mi?.committed?.current)}`;
+}
+
+function mostNumerous(n: number): string {
+  const counts = Object.entries(heapStats().objectTypeCounts).sort(([, a], [, b]) => b - a);
+  return counts.slice(0, n).map(([type, count]) => `${type}=${count}`).join(" ");
 }
 
 let seconds = 0;
@@ -27,6 +37,7 @@ setInterval(() => {
     const started = performance.now();
     Bun.gc(true);
     line += ` | after a full collection (${Math.round(performance.now() - started)} ms): ${reading()}`;
+    if (typesShown > 0) line += `\n  ${mostNumerous(typesShown)}`;
   }
   appendFileSync(file, `${line}\n`);
 }, 1000).unref();
