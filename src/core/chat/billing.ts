@@ -16,8 +16,11 @@ export interface HeldReservation {
   startedAt: number;
 }
 
+/** What a request's billing asks of the store: to hold, to charge, to let go. */
+export type RequestBillingStore = Pick<BillingStore, "reserve" | "settle" | "release">;
+
 export interface BillingPorts {
-  store: BillingStore;
+  store: RequestBillingStore;
   leases: LeaseRegistry;
   now: () => number;
   log: ChatLog;

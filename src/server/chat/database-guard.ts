@@ -2,7 +2,7 @@
 // retry; nothing was charged), and on Postgres a step before anything is forwarded has a
 // deadline, so that a database cut off by the network is a 503 too rather than a hang.
 import { AppError, isAppError } from "../../core/errors.ts";
-import type { BillingStore } from "../../core/store.ts";
+import type { RequestBillingStore } from "../../core/chat/billing.ts";
 import { withDeadline } from "../deadline.ts";
 import type { Logger } from "../log.ts";
 import type { LeaseKeeper } from "./lease-keeper.ts";
@@ -27,13 +27,14 @@ export async function guarded<T>(work: Promise<T>, log: Logger, deadlineMs?: num
  * could charge a client who was told that the request failed.
  */
 export function guardedBilling(
-  store: BillingStore,
+  store: RequestBillingStore,
   ports: { leases: LeaseKeeper; log: Logger; now: () => number },
   deadlineMs: number | undefined,
-): BillingStore {
+): RequestBillingStore {
   const { leases, log, now } = ports;
+  // Made per request (its log carries the request's ID) and held as long as its reservation:
+  // only the three methods, not a copy of the whole store.
   return {
-    ...store,
     reserve(input) {
       const reserving = leases.track(store.reserve(input));
       return guarded(reserving, log, deadlineMs).catch((error: unknown) => {

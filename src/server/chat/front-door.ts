@@ -3,7 +3,7 @@
 // under the disconnect policy, and failures rendered in the chat error shape.
 import type { Config } from "../../config.ts";
 import { openStream, type Admitted, type ChatCall, type ChatPorts } from "../../core/chat/pipeline.ts";
-import { CLIENT_LEFT, relayStream, type StreamSink } from "../../core/chat/relay.ts";
+import { CLIENT_LEFT, relayStream, type Relay, type StreamSink } from "../../core/chat/relay.ts";
 import type { ChatProvider } from "../../core/chat/provider.ts";
 import { AppError, isAppError } from "../../core/errors.ts";
 import type { Store } from "../../core/ports.ts";
@@ -32,35 +32,43 @@ export interface ChatDeps {
 export const droppedHeader = (admitted: Pick<Admitted, "upstream">): Record<string, string> =>
   admitted.upstream.dropped.length > 0 ? { "x-gateway-dropped-params": admitted.upstream.dropped.join(",") } : {};
 
+// Declared out here: a default parameter's function would hold the call's parameters (the
+// admitted request among them) for as long as the stream.
+const chatChunks = (sink: StreamSink): StreamSink => sink;
+
 /**
  * Streams: the relay runs against the response's sink. A client that leaves is released at
  * once, unless the policy is to read the provider's stream on and charge it.
  */
-export function streamed(
+export async function streamed(
   ports: ChatPorts,
   admitted: Admitted,
   client: { upstream: AbortController; detach(): void },
   record: RequestRecord,
   /** How the client's events are written: chat chunks as they are unless another API's front door rewrites them. */
-  sinkFor: (sink: StreamSink) => StreamSink = (sink) => sink,
+  sinkFor: (sink: StreamSink) => StreamSink = chatChunks,
 ): Promise<Response> {
-  const { upstream } = client;
-  return openStream(ports, admitted).then((relay) => {
-    // From here on a client that leaves is handled below, by the policy.
-    if (relay.chargeWhenGone) client.detach();
-    return sseResponse(
-      {
-        relay: (sink) => relayStream(relay, sinkFor(sink)),
-        clientLeft: async () => {
-          record.clientDisconnected();
-          if (relay.chargeWhenGone) return;
-          upstream.abort();
-          await admitted.billing.releaseQuietly(CLIENT_LEFT);
-        },
-      },
-      droppedHeader(admitted),
-    );
-  });
+  const relay = await openStream(ports, admitted);
+  // From here on a client that leaves is handled below, by the policy.
+  if (relay.chargeWhenGone) client.detach();
+  return sseResponse(streamEnds(relay, client.upstream, record, sinkFor), droppedHeader(admitted));
+}
+
+/**
+ * The two ends of a stream for its response. Made apart from `streamed` so that the closures,
+ * which live as long as the stream, hold only the relay and not the admitted request (its
+ * prompt, parsed and as sent), which the provider already has.
+ */
+function streamEnds(relay: Relay, upstream: AbortController, record: RequestRecord, sinkFor: (sink: StreamSink) => StreamSink) {
+  return {
+    relay: (sink: StreamSink) => relayStream(relay, sinkFor(sink)),
+    clientLeft: async () => {
+      record.clientDisconnected();
+      if (relay.chargeWhenGone) return;
+      upstream.abort();
+      await relay.billing.releaseQuietly(CLIENT_LEFT);
+    },
+  };
 }
 
 /** A request on one of the chat pipeline's front doors, authenticated and read, ready to be admitted. */

@@ -16,7 +16,9 @@ async function serveResponse(request: Request, deps: ChatDeps & { provider: Chat
   const parsed = parseResponsesRequest(body.value);
   const { admitted, ...answering } = await admitResponse(ports, call, parsed);
   if (parsed.stream) {
-    const sinkFor = (sink: StreamSink) => new ResponseEvents(sink, parsed, { model: admitted.model.id, native: answering.native, now: deps.now });
+    // Taken out first, so that the closure (which lives as long as the stream) holds these and not `admitted`.
+    const stream = { model: admitted.model.id, native: answering.native, now: deps.now };
+    const sinkFor = (sink: StreamSink) => new ResponseEvents(sink, parsed, stream);
     return streamed(answering.ports, admitted, client, record, sinkFor);
   }
   try {

@@ -1,0 +1,64 @@
+// What an open stream keeps alive. A stream lives for as long as the model writes (minutes,
+// with thousands at once), so whatever its closures reach stays in memory that long: the
+// admitted request, which holds the client's prompt twice (parsed, and as sent upstream), must
+// not be among it once the provider has it.
+import { expect, test } from "bun:test";
+import { admitChat, type ChatPorts } from "../../../src/core/chat/pipeline.ts";
+import type { ChatProvider, StreamRead } from "../../../src/core/chat/provider.ts";
+import { parseChatRequest } from "../../../src/core/chat/request.ts";
+import { streamed } from "../../../src/server/chat/front-door.ts";
+import { silentLogger } from "../../../src/server/log.ts";
+import { Metrics } from "../../../src/server/observability/metrics.ts";
+import { RequestRecord } from "../../../src/server/observability/request-record.ts";
+import { billingPorts, model, STARTED_AT } from "./fakes.ts";
+
+const firstChunk = JSON.stringify({
+  id: "chatcmpl-1",
+  object: "chat.completion.chunk",
+  created: 1_700_000_000,
+  model: "gpt-4.1-2025-04-14",
+  choices: [{ index: 0, delta: { role: "assistant", content: "" }, finish_reason: null }],
+});
+
+test("an open stream does not hold its admitted request, prompt and all", async () => {
+  let finish = () => {};
+  const finished = new Promise<void>((resolve) => (finish = resolve));
+  // The provider sends its first chunk, then nothing until the test lets it end.
+  const provider: ChatProvider = {
+    complete: () => Promise.reject(new Error("not used")),
+    stream: async () =>
+      (async function* (): AsyncGenerator<StreamRead> {
+        yield { events: [firstChunk] };
+        await finished;
+      })(),
+  };
+  const ports: ChatPorts = { ...billingPorts(), provider, findModel: async (id) => model(id) };
+  const record = new RequestRecord("req-1", "POST", { metrics: new Metrics(), log: silentLogger });
+
+  // Admitted and streamed in a function of their own, so that no frame of the test holds them.
+  const open = async () => {
+    const admitted = await admitChat(ports, {
+      caller: { account: { id: "acct-1" }, key: { id: "key-1", creditLimit: null, usdPerHour: null, requestsPerHour: null } },
+      request: parseChatRequest({ model: "gpt-4.1", stream: true, messages: [{ role: "user", content: "a long prompt ".repeat(1000) }] }),
+      bodyBytes: 14_100,
+      policy: { maxConcurrentRequests: 3, dashboardUrl: "https://dashboard.example" },
+      leaseMs: 60_000,
+      startedAt: STARTED_AT,
+      observer: record,
+      signal: new AbortController().signal,
+      chargeWhenGone: false,
+    });
+    const response = await streamed(ports, admitted, { upstream: new AbortController(), detach() {} }, record);
+    return { response, admitted: new WeakRef(admitted) };
+  };
+  const { response, admitted } = await open();
+  const reader = (response.body as ReadableStream<Uint8Array>).getReader();
+  const first = new TextDecoder().decode((await reader.read()).value);
+  expect(first).toStartWith('data: {"id":"chatcmpl-1"');
+
+  Bun.gc(true);
+  expect(admitted.deref()).toBeUndefined();
+
+  finish();
+  await reader.cancel();
+});
