@@ -34,11 +34,23 @@ function startsWith(bytes: Uint8Array, prefix: Uint8Array, at: number): boolean 
   return true;
 }
 
-/** What is passed on of a read: ranges of it and bytes put in, in order, written out at the end. */
+/**
+ * What is passed on of a read: ranges of it and bytes put in, in order, written out at the end.
+ * One for the process, emptied by each `relayedReadAsIs` (which runs to its end without
+ * yielding): a stream relays tens of reads a second, and their garbage is most of what a
+ * finished stream leaves to collect.
+ */
 class Splice {
   // A range is two numbers (start, end); bytes put in are a Uint8Array.
   private readonly parts: (number | Uint8Array)[] = [];
   private length = 0;
+  private markedParts = 0;
+  private markedLength = 0;
+
+  clear(): void {
+    this.parts.length = 0;
+    this.length = 0;
+  }
 
   keep(start: number, end: number): void {
     this.parts.push(start, end);
@@ -50,13 +62,16 @@ class Splice {
     this.length += bytes.length;
   }
 
-  get mark(): [number, number] {
-    return [this.parts.length, this.length];
+  /** Remembers where it is, for `undo`. */
+  mark(): void {
+    this.markedParts = this.parts.length;
+    this.markedLength = this.length;
   }
 
-  undo([parts, length]: [number, number]): void {
-    this.parts.length = parts;
-    this.length = length;
+  /** Forgets what was added since `mark`. */
+  undo(): void {
+    this.parts.length = this.markedParts;
+    this.length = this.markedLength;
   }
 
   of(read: Uint8Array): Uint8Array {
@@ -76,6 +91,14 @@ class Splice {
   }
 }
 
+const splice = new Splice();
+
+/** Where `needle` first is in `read` from `from` on, before `end`; -1 when it is not. */
+function find(read: Uint8Array, needle: Uint8Array | number, from: number, end: number): number {
+  const at = searchBytes.call(read, needle, from);
+  return at < end ? at : -1;
+}
+
 /**
  * Adds to `splice` the chunk in `read` from `start` to `end` (an event's JSON) as the client
  * gets it, when all it needs is its `model` said again (and OpenAI's `"usage":null` dropped):
@@ -83,34 +106,34 @@ class Splice {
  * when it needs `readChunk`. Searching the text is sound because a quote inside a JSON string
  * is always escaped: `"usage"` or `"model":"` can only be found where they are keys.
  */
-function chunkAsIs(read: Uint8Array, start: number, end: number, model: Model, splice: Splice): boolean {
-  const find = (needle: Uint8Array | number, from = start): number => {
-    const at = searchBytes.call(read, needle, from);
-    return at < end ? at : -1;
-  };
-  if (find(OBJECT_CHUNK) < 0 || find(CHOICES) < 0) return false;
-  for (let at = find(FINISH); at >= 0; at = find(FINISH, at + FINISH.length)) {
+function chunkAsIs(read: Uint8Array, start: number, end: number, model: Model): boolean {
+  if (find(read, OBJECT_CHUNK, start, end) < 0 || find(read, CHOICES, start, end) < 0) return false;
+  for (let at = find(read, FINISH, start, end); at >= 0; at = find(read, FINISH, at + FINISH.length, end)) {
     if (!startsWith(read, NULL_AFTER, at + FINISH.length)) return false;
   }
-  const usage = find(USAGE);
-  if (usage >= 0 && (!startsWith(read, NULL_USAGE, usage - 1) || find(USAGE, usage + 1) >= 0)) return false;
-  const key = find(MODEL);
-  if (key < 0 || find(MODEL, key + 1) >= 0) return false;
+  const usage = find(read, USAGE, start, end);
+  if (usage >= 0 && (!startsWith(read, NULL_USAGE, usage - 1) || find(read, USAGE, usage + 1, end) >= 0)) return false;
+  const key = find(read, MODEL, start, end);
+  if (key < 0 || find(read, MODEL, key + 1, end) >= 0) return false;
   const valueStart = key + MODEL.length;
-  const valueEnd = find(QUOTE, valueStart);
-  const escape = find(BACKSLASH, valueStart);
+  const valueEnd = find(read, QUOTE, valueStart, end);
+  const escape = find(read, BACKSLASH, valueStart, end);
   if (valueEnd < 0 || (escape >= 0 && escape < valueEnd)) return false;
   // What is kept, in order: around the model's value, and around `,"usage":null` if any.
-  const cuts: [number, number, Uint8Array | null][] = [[valueStart, valueEnd, quotedId(model)]];
-  if (usage >= 0) cuts.push([usage - 1, usage - 1 + NULL_USAGE.length, null]);
-  cuts.sort((x, y) => x[0] - y[0]);
-  let from = start;
-  for (const [cutStart, cutEnd, instead] of cuts) {
-    splice.keep(from, cutStart);
-    if (instead) splice.put(instead);
-    from = cutEnd;
+  const nullUsage = usage - 1;
+  if (usage >= 0 && nullUsage < valueStart) {
+    splice.keep(start, nullUsage);
+    splice.keep(nullUsage + NULL_USAGE.length, valueStart);
+    splice.put(quotedId(model));
+    splice.keep(valueEnd, end);
+  } else {
+    splice.keep(start, valueStart);
+    splice.put(quotedId(model));
+    if (usage >= 0) {
+      splice.keep(valueEnd, nullUsage);
+      splice.keep(nullUsage + NULL_USAGE.length, end);
+    } else splice.keep(valueEnd, end);
   }
-  splice.keep(from, end);
   return true;
 }
 
@@ -130,7 +153,7 @@ export interface AsIs {
  * and garbage per chunk.
  */
 export function relayedReadAsIs(read: Uint8Array, model: Model): AsIs {
-  const splice = new Splice();
+  splice.clear();
   let events = 0;
   let at = 0;
   while (at < read.length) {
@@ -138,10 +161,10 @@ export function relayedReadAsIs(read: Uint8Array, model: Model): AsIs {
     const start = at + DATA.length;
     // One `data: ` line, holding a JSON object (so not `[DONE]`).
     if (end < 0 || !startsWith(read, DATA, at) || read[start] !== OPEN_BRACE || read.indexOf(LF, start) !== end) break;
-    const mark = splice.mark;
+    splice.mark();
     splice.keep(at, start);
-    if (!chunkAsIs(read, start, end, model, splice)) {
-      splice.undo(mark);
+    if (!chunkAsIs(read, start, end, model)) {
+      splice.undo();
       break;
     }
     splice.keep(end, end + EVENT_END.length);
