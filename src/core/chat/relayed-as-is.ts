@@ -119,21 +119,21 @@ function chunkAsIs(read: Uint8Array, start: number, end: number, model: Model): 
   const valueEnd = find(read, QUOTE, valueStart, end);
   const escape = find(read, BACKSLASH, valueStart, end);
   if (valueEnd < 0 || (escape >= 0 && escape < valueEnd)) return false;
-  // What is kept, in order: around the model's value, and around `,"usage":null` if any.
+  // What is kept, in order: around `,"usage":null` if any, and around the model's value.
   const nullUsage = usage - 1;
+  let from = start;
   if (usage >= 0 && nullUsage < valueStart) {
-    splice.keep(start, nullUsage);
-    splice.keep(nullUsage + NULL_USAGE.length, valueStart);
-    splice.put(quotedId(model));
-    splice.keep(valueEnd, end);
-  } else {
-    splice.keep(start, valueStart);
-    splice.put(quotedId(model));
-    if (usage >= 0) {
-      splice.keep(valueEnd, nullUsage);
-      splice.keep(nullUsage + NULL_USAGE.length, end);
-    } else splice.keep(valueEnd, end);
+    splice.keep(from, nullUsage);
+    from = nullUsage + NULL_USAGE.length;
   }
+  splice.keep(from, valueStart);
+  splice.put(quotedId(model));
+  from = valueEnd;
+  if (usage >= 0 && nullUsage > valueStart) {
+    splice.keep(from, nullUsage);
+    from = nullUsage + NULL_USAGE.length;
+  }
+  splice.keep(from, end);
   return true;
 }
 
