@@ -12,7 +12,10 @@ import type { Usage } from "./usage.ts";
 /** Where the relay writes the client's events (`data:` payloads), and how it learns the client left. */
 export interface StreamSink {
   emit(payload: string): void;
-  /** The same, for events already encoded (a read relayed as it came). */
+  /**
+   * The same, for events already encoded (a read relayed as it came). The bytes are only lent:
+   * they are written or copied before it returns.
+   */
   emitBytes(payload: Uint8Array): void;
   /** Resolves once what was emitted so far may have been written to the client. */
   flush(): Promise<void>;

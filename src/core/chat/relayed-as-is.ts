@@ -46,6 +46,7 @@ class Splice {
   private length = 0;
   private markedParts = 0;
   private markedLength = 0;
+  private out = new Uint8Array(16 * 1024);
 
   clear(): void {
     this.parts.length = 0;
@@ -74,8 +75,15 @@ class Splice {
     this.length = this.markedLength;
   }
 
+  /**
+   * The bytes kept of `read` and put in, in order, in a buffer of the process's that the next
+   * call overwrites. A new array per read cost more than a copy: reads of a few chunks pass
+   * the ~1 KB above which JavaScriptCore allocates an array's bytes outside its heap, and
+   * those waited for a full collection, tens of megabytes with thousands of streams open.
+   */
   of(read: Uint8Array): Uint8Array {
-    const out = new Uint8Array(this.length);
+    if (this.out.length < this.length) this.out = new Uint8Array(Math.max(this.length, 2 * this.out.length));
+    const out = this.out;
     let at = 0;
     for (let i = 0; i < this.parts.length; i++) {
       const part = this.parts[i] as number | Uint8Array;
@@ -87,7 +95,7 @@ class Splice {
         at += part.length;
       }
     }
-    return out;
+    return out.subarray(0, this.length);
   }
 }
 
@@ -139,6 +147,7 @@ function chunkAsIs(read: Uint8Array, start: number, end: number, model: Model): 
 
 /** The events at the head of a read that `relayedReadAsIs` passed on: their bytes, and how many. */
 export interface AsIs {
+  /** Lent: the next call of `relayedReadAsIs` overwrites them, so they are written or copied before it. */
   bytes: Uint8Array;
   events: number;
   /** They are the whole read. */
