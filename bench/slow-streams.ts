@@ -40,10 +40,12 @@ export async function slowStreams(
     OPENAI_BASE_URL: `${upstream.url}/v1`,
     MAX_CONCURRENT_REQUESTS: String(perAccount),
     // Set as docs/operations.md tells operators to: more provider requests in flight than
-    // Bun's default 256, and a heap sized for a small machine (JavaScriptCore otherwise sizes
-    // its collections for all of this one's memory and lets finished streams' garbage pile up).
+    // Bun's default 256, a heap sized for a small machine (JavaScriptCore otherwise sizes its
+    // collections for all of this one's memory and lets finished streams' garbage pile up),
+    // and the gateway's soft memory limit for a 256 MB budget (the relays ignore it).
     BUN_CONFIG_MAX_HTTP_REQUESTS: "8192",
     BUN_JSC_forceRAMSize: String(256 * 1024 * 1024),
+    MEMORY_SOFT_LIMIT_MB: "200",
   }, cores.server);
   const load = (url: string) =>
     wrk(`${url}/v1/chat/completions`, SLOW.streams, SLOW.seconds, cores.load, { BENCH_KEYS: keysFile, BENCH_BODY: chatBody("stream"), BENCH_PATH: "/v1/chat/completions" });

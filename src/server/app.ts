@@ -23,6 +23,7 @@ import { settingsRoutes } from "./routes/settings.ts";
 import { usageRoutes } from "./routes/usage.ts";
 import { webhookRoutes } from "./routes/webhooks.ts";
 import { drain } from "./shutdown.ts";
+import { startMemoryLimit } from "./memory-limit.ts";
 import { startSweeper } from "./sweeper.ts";
 
 /** The whole HTTP surface, mounted under `BASE_PATH`. `leases` holds the chat requests' open reservations. */
@@ -80,6 +81,7 @@ export function startServer(deps: AppDeps): RunningServer {
   const server = app.server;
   if (!server) throw new Error("the HTTP server did not start");
   const stopSweeper = startSweeper(deps.store, deps.log, deps.now, deps.config.sweepIntervalMs);
+  const stopMemoryLimit = startMemoryLimit(deps.config.memorySoftLimitMb, deps.log);
   const sender = startAlertSender(deps);
   wake = sender.wake;
   const stopAlertSender = sender.stop;
@@ -88,6 +90,7 @@ export function startServer(deps: AppDeps): RunningServer {
     port: server.port ?? 0,
     stop: async (graceOver) => {
       stopSweeper();
+      stopMemoryLimit();
       await stopAlertSender();
       await drain(
         { stopAccepting: () => app.stop(false), cutOff: () => server.stop(true), openReservations: () => leases.unfinished() },

@@ -1,0 +1,75 @@
+// MEMORY_SOFT_LIMIT_MB: the gateway collects its garbage in full when its resident memory
+// passes the limit, as Go's GOMEMLIMIT does. JavaScriptCore schedules full collections by its
+// own count of the heap, which Bun's stream buffers (a fresh one per read of a provider's
+// body, mostly never touched) inflate far beyond what is resident: with thousands of streams
+// ending and starting together, what finished streams left waited seconds for a collection.
+import type { Logger } from "./log.ts";
+
+/** What the limit reads and does; the process's own unless a test gives its own. */
+export interface MemoryPorts {
+  /** Resident memory, in bytes. */
+  rss(): number;
+  /** A full, synchronous collection. */
+  collect(): void;
+  now(): number;
+  log: Pick<Logger, "warn">;
+}
+
+/** How often resident memory is read: cheap (one read of /proc), and often enough to catch a wave of streams. */
+const CHECK_EVERY_MS = 100;
+/** The least time between two collections; a collection with thousands of streams open stops the process ~100 ms. */
+const MIN_GAP_MS = 1_000;
+/** The most, once collections stop helping (what is live is above the limit). */
+const MAX_GAP_MS = 30_000;
+
+/**
+ * Decides, at each reading, whether to collect. A collection that frees little (under a
+ * sixteenth of the limit) means what is above the limit is live: the gap before the next
+ * doubles (up to MAX_GAP_MS), so that a limit set below what the load needs costs a collection
+ * every half minute at worst, not every second. One that frees more sets the gap back.
+ */
+export class MemoryLimit {
+  private gapMs = MIN_GAP_MS;
+  private lastCollectedAt = Number.NEGATIVE_INFINITY;
+
+  constructor(private readonly limitBytes: number, private readonly ports: MemoryPorts) {}
+
+  check(): void {
+    const { ports } = this;
+    const before = ports.rss();
+    if (before <= this.limitBytes) return;
+    const now = ports.now();
+    if (now - this.lastCollectedAt < this.gapMs) return;
+    this.lastCollectedAt = now;
+    ports.collect();
+    const after = ports.rss();
+    if (before - after >= this.limitBytes / 16) {
+      this.gapMs = MIN_GAP_MS;
+      return;
+    }
+    if (this.gapMs < MAX_GAP_MS) {
+      this.gapMs = Math.min(2 * this.gapMs, MAX_GAP_MS);
+      ports.log.warn("a full collection freed little above MEMORY_SOFT_LIMIT_MB (the memory is in use); collecting less often", {
+        residentMb: Math.round(after / 2 ** 20),
+        limitMb: Math.round(this.limitBytes / 2 ** 20),
+        nextInMs: this.gapMs,
+      });
+    }
+  }
+}
+
+const processPorts = (log: Logger): MemoryPorts => ({
+  rss: () => process.memoryUsage.rss(),
+  collect: () => Bun.gc(true),
+  now: () => performance.now(),
+  log,
+});
+
+/** Starts watching this process's memory against `limitMb` (null: no limit); returns what stops it. */
+export function startMemoryLimit(limitMb: number | null, log: Logger, ports: MemoryPorts = processPorts(log)): () => void {
+  if (limitMb === null) return () => {};
+  const limit = new MemoryLimit(limitMb * 2 ** 20, ports);
+  const timer = setInterval(() => limit.check(), CHECK_EVERY_MS);
+  timer.unref();
+  return () => clearInterval(timer);
+}
