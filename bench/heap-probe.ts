@@ -6,7 +6,10 @@
 // appends the same after it, which tells live memory from garbage. A forced collection stops
 // the process (~100 ms with 2,000 streams open), so runs with it measure memory, not speed.
 // With HEAP_PROBE_TYPES=n it also appends the n most numerous kinds of live object after each
-// forced collection, to compare two servers' objects per stream.
+// forced collection, to compare two servers' objects per stream, and the n kinds the collection
+// freed most of (garbage that had outlived the young collections). With HEAP_PROBE_BINS=1 it
+// also appends mimalloc's size classes holding more than 1 MB before and after the collection
+// (native memory, what Bun allocates outside the JavaScript heap), as block size × blocks.
 //   GATEWAY_BUN_FLAGS="--preload ./bench/heap-probe.ts" bun bench/stream-hold.ts gateway 2000
 import { heapStats } from "bun:jsc";
 import { appendFileSync, readFileSync } from "node:fs";
@@ -14,6 +17,7 @@ import { appendFileSync, readFileSync } from "node:fs";
 const file = process.env.HEAP_PROBE_LOG ?? "/tmp/heap-probe.log";
 const fullGcEvery = Number(process.env.HEAP_PROBE_FULL_GC_EVERY ?? 3);
 const typesShown = Number(process.env.HEAP_PROBE_TYPES ?? 0);
+const binsShown = process.env.HEAP_PROBE_BINS === "1";
 const MB = 1024 * 1024;
 
 function reading(): string {
@@ -30,14 +34,30 @@ function mostNumerous(n: number): string {
   return counts.slice(0, n).map(([type, count]) => `${type}=${count}`).join(" ");
 }
 
+function largestBins(): string {
+  const mi = heapStats() as unknown as { mimalloc?: { malloc_bins?: { current: number; block_size: number }[] } };
+  return (mi.mimalloc?.malloc_bins ?? [])
+    .filter((bin) => bin.current * bin.block_size > MB)
+    .map((bin) => `${bin.block_size}×${bin.current}`)
+    .join(" ");
+}
+
 let seconds = 0;
 setInterval(() => {
   let line = `${new Date().toISOString()} ${reading()}`;
   if (fullGcEvery > 0 && ++seconds % fullGcEvery === 0) {
+    const binsBefore = binsShown ? largestBins() : "";
+    const typesBefore = typesShown > 0 ? { ...heapStats().objectTypeCounts } : {};
     const started = performance.now();
     Bun.gc(true);
     line += ` | after a full collection (${Math.round(performance.now() - started)} ms): ${reading()}`;
-    if (typesShown > 0) line += `\n  ${mostNumerous(typesShown)}`;
+    if (typesShown > 0) {
+      line += `\n  ${mostNumerous(typesShown)}`;
+      const after = heapStats().objectTypeCounts;
+      const freed = Object.entries(typesBefore).map(([type, count]) => [type, count - (after[type] ?? 0)] as const).sort(([, a], [, b]) => b - a);
+      line += `\n  freed ${freed.slice(0, typesShown).map(([type, count]) => `${type}=${count}`).join(" ")}`;
+    }
+    if (binsShown) line += `\n  bins before ${binsBefore}\n  bins after  ${largestBins()}`;
   }
   appendFileSync(file, `${line}\n`);
 }, 1000).unref();
