@@ -147,7 +147,7 @@ function chunkAsIs(read: Uint8Array, start: number, end: number, model: Model): 
 
 /** The events at the head of a read that `relayedReadAsIs` passed on: their bytes, and how many. */
 export interface AsIs {
-  /** Lent: the next call of `relayedReadAsIs` overwrites them, so they are written or copied before it. */
+  /** Lent: the next call of `relayedReadAsIs` (or `relayedAsIs`) overwrites them, so they are written or copied before it. */
   bytes: Uint8Array;
   events: number;
   /** They are the whole read. */

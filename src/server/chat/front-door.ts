@@ -61,7 +61,10 @@ export async function streamed(
  */
 function streamEnds(relay: Relay, upstream: AbortController, record: RequestRecord, sinkFor: (sink: StreamSink) => StreamSink) {
   return {
-    relay: (sink: StreamSink) => relayStream(relay, sinkFor(sink)),
+    // The relay writes its own failures to the client; what escapes it (a front door's
+    // rewriting failing, say) ends the stream here rather than erroring the response.
+    relay: (sink: StreamSink) =>
+      relayStream(relay, sinkFor(sink)).catch((error: unknown) => relay.log.error("relaying a stream failed", { error })),
     clientLeft: async () => {
       record.clientDisconnected();
       if (relay.chargeWhenGone) return;

@@ -2,13 +2,6 @@ import type { StreamSink } from "../../core/chat/relay.ts";
 
 const SSE_HEADERS = { "content-type": "text/event-stream", "cache-control": "no-cache", connection: "keep-alive" };
 
-/** What Bun gives a direct stream's `pull`: writes go straight to the response, copied or sent before they return. */
-interface DirectController {
-  write(data: string | Uint8Array): number | Promise<number>;
-  flush(): number | Promise<number>;
-  close(): void;
-}
-
 /**
  * A Server-Sent Events response whose body `relay` writes. When the client goes away, the
  * sink stops writing and `clientLeft` runs (once).
@@ -24,9 +17,12 @@ export function sseResponse(
   headers: Record<string, string> = {},
 ): Response {
   let gone = false;
-  const stream = new ReadableStream({
+  let relaying = false;
+  const source: Bun.DirectUnderlyingSource<Uint8Array> = {
     type: "direct",
-    async pull(controller: DirectController) {
+    // Bun's direct controller writes straight into the response: copied or sent before `write` returns.
+    async pull(controller) {
+      relaying = true;
       const write = (data: string | Uint8Array) => {
         if (!gone) void controller.write(data);
       };
@@ -48,8 +44,20 @@ export function sseResponse(
     },
     async cancel() {
       gone = true;
-      await options.clientLeft();
+      const left = options.clientLeft();
+      // A client gone before the body began (Bun then cancels without pulling) still has its
+      // relay run, to nowhere: the disconnect policy may want the provider's stream read on.
+      if (!relaying) {
+        relaying = true;
+        void options.relay(GONE);
+      }
+      await left;
     },
-  } as unknown as UnderlyingDefaultSource<Uint8Array>);
+  };
+  // bun-types declares the direct overload of the constructor where this tsconfig does not see it.
+  const stream = new ReadableStream(source as unknown as UnderlyingDefaultSource<Uint8Array>);
   return new Response(stream, { headers: { ...SSE_HEADERS, ...headers } });
 }
+
+/** Where a relay writes for a client that has gone: nowhere. */
+const GONE: StreamSink = { emit() {}, emitBytes() {}, flush: async () => {}, gone: true };
