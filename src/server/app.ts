@@ -23,7 +23,7 @@ import { settingsRoutes } from "./routes/settings.ts";
 import { usageRoutes } from "./routes/usage.ts";
 import { webhookRoutes } from "./routes/webhooks.ts";
 import { drain } from "./shutdown.ts";
-import { startMemoryLimit } from "./memory-limit.ts";
+import { processMemory, startMemoryLimit } from "./memory-limit.ts";
 import { startSweeper } from "./sweeper.ts";
 
 /** The whole HTTP surface, mounted under `BASE_PATH`. `leases` holds the chat requests' open reservations. */
@@ -81,7 +81,7 @@ export function startServer(deps: AppDeps): RunningServer {
   const server = app.server;
   if (!server) throw new Error("the HTTP server did not start");
   const stopSweeper = startSweeper(deps.store, deps.log, deps.now, deps.config.sweepIntervalMs);
-  const stopMemoryLimit = startMemoryLimit(deps.config.memorySoftLimitMb, deps.log);
+  const stopMemoryLimit = startMemoryLimit(deps.config.memorySoftLimitMb, processMemory(deps.log));
   const sender = startAlertSender(deps);
   wake = sender.wake;
   const stopAlertSender = sender.stop;
@@ -90,13 +90,14 @@ export function startServer(deps: AppDeps): RunningServer {
     port: server.port ?? 0,
     stop: async (graceOver) => {
       stopSweeper();
-      stopMemoryLimit();
       await stopAlertSender();
       await drain(
         { stopAccepting: () => app.stop(false), cutOff: () => server.stop(true), openReservations: () => leases.unfinished() },
         graceOver,
         deps.log,
       );
+      // Kept until the streams being drained have ended: they are what it collects after.
+      stopMemoryLimit();
     },
   };
 }

@@ -1,8 +1,9 @@
 // MEMORY_SOFT_LIMIT_MB: the gateway collects its garbage in full when its resident memory
 // passes the limit, as Go's GOMEMLIMIT does. JavaScriptCore schedules full collections by its
-// own count of the heap, which Bun's stream buffers (a fresh one per read of a provider's
-// body, mostly never touched) inflate far beyond what is resident: with thousands of streams
-// ending and starting together, what finished streams left waited seconds for a collection.
+// own count of the heap, which Bun's stream buffers (a fresh 256 KB one for the first read of
+// each provider body, mostly never touched) inflate far beyond what is resident: with
+// thousands of streams ending and starting together, what finished streams left waited
+// seconds for a collection.
 import type { Logger } from "./log.ts";
 
 /** What the limit reads and does; the process's own unless a test gives its own. */
@@ -12,6 +13,8 @@ export interface MemoryPorts {
   /** A full, synchronous collection. */
   collect(): void;
   now(): number;
+  /** Calls `check` every `ms` until the returned function is called. */
+  every(ms: number, check: () => void): () => void;
   log: Pick<Logger, "warn">;
 }
 
@@ -26,7 +29,8 @@ const MAX_GAP_MS = 30_000;
  * Decides, at each reading, whether to collect. A collection that frees little (under a
  * sixteenth of the limit) means what is above the limit is live: the gap before the next
  * doubles (up to MAX_GAP_MS), so that a limit set below what the load needs costs a collection
- * every half minute at worst, not every second. One that frees more sets the gap back.
+ * every half minute at worst, not every second. One that frees more, or memory back under the
+ * limit, sets the gap back.
  */
 export class MemoryLimit {
   private gapMs = MIN_GAP_MS;
@@ -37,7 +41,10 @@ export class MemoryLimit {
   check(): void {
     const { ports } = this;
     const before = ports.rss();
-    if (before <= this.limitBytes) return;
+    if (before <= this.limitBytes) {
+      this.gapMs = MIN_GAP_MS;
+      return;
+    }
     const now = ports.now();
     if (now - this.lastCollectedAt < this.gapMs) return;
     this.lastCollectedAt = now;
@@ -58,18 +65,22 @@ export class MemoryLimit {
   }
 }
 
-const processPorts = (log: Logger): MemoryPorts => ({
+/** This process's memory, collector, clock and timers. */
+export const processMemory = (log: Logger): MemoryPorts => ({
   rss: () => process.memoryUsage.rss(),
   collect: () => Bun.gc(true),
   now: () => performance.now(),
+  every: (ms, check) => {
+    const timer = setInterval(check, ms);
+    timer.unref();
+    return () => clearInterval(timer);
+  },
   log,
 });
 
-/** Starts watching this process's memory against `limitMb` (null: no limit); returns what stops it. */
-export function startMemoryLimit(limitMb: number | null, log: Logger, ports: MemoryPorts = processPorts(log)): () => void {
+/** Starts watching memory against `limitMb` (null: no limit); returns what stops it. */
+export function startMemoryLimit(limitMb: number | null, ports: MemoryPorts): () => void {
   if (limitMb === null) return () => {};
   const limit = new MemoryLimit(limitMb * 2 ** 20, ports);
-  const timer = setInterval(() => limit.check(), CHECK_EVERY_MS);
-  timer.unref();
-  return () => clearInterval(timer);
+  return ports.every(CHECK_EVERY_MS, () => limit.check());
 }

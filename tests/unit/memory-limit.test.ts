@@ -4,9 +4,18 @@ import { MemoryLimit, startMemoryLimit, type MemoryPorts } from "../../src/serve
 
 const MB = 2 ** 20;
 
-/** A process whose memory the test sets, whose collections free what the test says, on a clock the test moves. */
+/**
+ * A process whose memory the test sets, whose collections free what the test says, on a clock
+ * the test moves; `every` keeps the one check it is given, for the test to call.
+ */
 function scripted(options: { rssMb: number; freesMb: number }) {
-  const state = { ...options, at: 0, collections: [] as number[], warnings: [] as Record<string, unknown>[] };
+  const state = {
+    ...options,
+    at: 0,
+    collections: [] as number[],
+    warnings: [] as Record<string, unknown>[],
+    timer: null as { ms: number; check: () => void } | null,
+  };
   const ports: MemoryPorts = {
     rss: () => state.rssMb * MB,
     collect: () => {
@@ -14,6 +23,12 @@ function scripted(options: { rssMb: number; freesMb: number }) {
       state.rssMb -= state.freesMb;
     },
     now: () => state.at,
+    every: (ms, check) => {
+      state.timer = { ms, check };
+      return () => {
+        state.timer = null;
+      };
+    },
     log: { warn: (_message: string, fields?: Record<string, unknown>) => void state.warnings.push(fields ?? {}) },
   };
   return { state, ports };
@@ -63,24 +78,41 @@ describe("MemoryLimit", () => {
   });
 });
 
+test("memory back under the limit sets the gap back to a second", () => {
+  const { state, ports } = scripted({ rssMb: 300, freesMb: 0 });
+  const limit = new MemoryLimit(200 * MB, ports);
+  limit.check(); // at 0: frees nothing, next gap 2 s
+  state.at = 500;
+  state.rssMb = 150;
+  limit.check();
+  state.at = 1_000;
+  state.rssMb = 300;
+  limit.check();
+  expect(state.collections).toEqual([0, 1_000]);
+});
+
 describe("startMemoryLimit", () => {
-  test("watches nothing without a limit", async () => {
+  test("watches nothing without a limit", () => {
     const { state, ports } = scripted({ rssMb: 10_000, freesMb: 0 });
-    const stop = startMemoryLimit(null, ports.log as never, ports);
-    await Bun.sleep(250);
-    stop();
-    expect(state.collections).toEqual([]);
+    startMemoryLimit(null, ports);
+    expect(state.timer).toBeNull();
   });
 
-  test("reads memory every 100 ms once started, and stops when told", async () => {
-    const { state, ports } = scripted({ rssMb: 300, freesMb: 200 });
-    const stop = startMemoryLimit(200, ports.log as never, { ...ports, now: () => performance.now() });
-    await Bun.sleep(250);
+  test("checks every 100 ms against the limit in MB, until stopped", () => {
+    const { state, ports } = scripted({ rssMb: 201, freesMb: 100 });
+    const stop = startMemoryLimit(200, ports);
+    expect(state.timer?.ms).toBe(100);
+    state.timer?.check();
+    expect(state.collections).toEqual([0]);
     stop();
-    expect(state.collections.length).toBe(1);
-    state.rssMb = 300;
-    await Bun.sleep(1_200);
-    expect(state.collections.length).toBe(1);
+    expect(state.timer).toBeNull();
+  });
+
+  test("a limit of exactly what is resident collects nothing", () => {
+    const { state, ports } = scripted({ rssMb: 200, freesMb: 100 });
+    startMemoryLimit(200, ports);
+    state.timer?.check();
+    expect(state.collections).toEqual([]);
   });
 });
 
