@@ -28,8 +28,8 @@ const MAX_GAP_MS = 30_000;
 /**
  * Decides, at each reading, whether to collect. A collection that frees little (under a
  * sixteenth of the limit) means what is above the limit is live: the gap before the next
- * doubles (up to MAX_GAP_MS), so that a limit set below what the load needs costs a collection
- * every half minute at worst, not every second. One that frees more, or memory back under the
+ * doubles (up to MAX_GAP_MS, said in a warning once it gets there), so that a limit set below
+ * what the load needs costs a collection every half minute at worst, not every second. One that frees more, or memory back under the
  * limit, sets the gap back.
  */
 export class MemoryLimit {
@@ -54,12 +54,14 @@ export class MemoryLimit {
       this.gapMs = MIN_GAP_MS;
       return;
     }
-    if (this.gapMs < MAX_GAP_MS) {
-      this.gapMs = Math.min(2 * this.gapMs, MAX_GAP_MS);
-      ports.log.warn("a full collection freed little above MEMORY_SOFT_LIMIT_MB (the memory is in use); collecting less often", {
+    if (this.gapMs === MAX_GAP_MS) return;
+    this.gapMs = Math.min(2 * this.gapMs, MAX_GAP_MS);
+    // Said once per stretch, when collecting has slowed to its least: a wave of streams that
+    // passes the limit for a few seconds is not worth a line.
+    if (this.gapMs === MAX_GAP_MS) {
+      ports.log.warn("memory stays above MEMORY_SOFT_LIMIT_MB though full collections free little (it is in use); collecting every 30 s", {
         residentMb: Math.round(after / 2 ** 20),
         limitMb: Math.round(this.limitBytes / 2 ** 20),
-        nextInMs: this.gapMs,
       });
     }
   }
