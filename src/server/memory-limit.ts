@@ -29,8 +29,8 @@ const MAX_GAP_MS = 30_000;
  * Decides, at each reading, whether to collect. A collection that frees little (under a
  * sixteenth of the limit) means what is above the limit is live: the gap before the next
  * doubles (up to MAX_GAP_MS, said in a warning once it gets there), so that a limit set below
- * what the load needs costs a collection every half minute at worst, not every second. One that frees more, or memory back under the
- * limit, sets the gap back.
+ * what the load needs costs a collection every half minute at worst, not every second. One
+ * that frees more, or memory back under the limit, sets the gap back.
  */
 export class MemoryLimit {
   private gapMs = MIN_GAP_MS;

@@ -62,33 +62,20 @@ describe("MemoryLimit", () => {
     expect(state.warnings).toEqual([{ residentMb: 240, limitMb: 200 }]);
   });
 
-  test("a collection that frees enough again sets the gap back to a second", () => {
+  test.each([
+    ["a collection that frees enough", 2_000, { freesMb: 13 }, [0, 2_000, 3_000]],
+    ["memory back under the limit", 500, { rssMb: 150 }, [0, 1_000, 3_000]],
+  ] as const)("%s sets the gap back to a second", (_, at, change, expected) => {
     const { state, ports } = scripted({ rssMb: 300, freesMb: 0 });
     const limit = new MemoryLimit(200 * MB, ports);
-    limit.check(); // at 0: no help, next gap 2 s
-    state.at = 2_000;
-    state.freesMb = 13;
-    limit.check(); // frees enough: gap back to 1 s
-    state.rssMb = 300;
-    state.at = 2_900;
+    limit.check(); // at 0: frees nothing, next gap 2 s
+    Object.assign(state, { at }, change);
     limit.check();
-    state.at = 3_000;
-    limit.check();
-    expect(state.collections).toEqual([0, 2_000, 3_000]);
+    // Back over the limit, with collections that free nothing: a second, then 2 s again.
+    Object.assign(state, { rssMb: 300, freesMb: 0 });
+    for (state.at = at + 100; state.at <= 3_000; state.at += 100) limit.check();
+    expect(state.collections).toEqual([...expected]);
   });
-});
-
-test("memory back under the limit sets the gap back to a second", () => {
-  const { state, ports } = scripted({ rssMb: 300, freesMb: 0 });
-  const limit = new MemoryLimit(200 * MB, ports);
-  limit.check(); // at 0: frees nothing, next gap 2 s
-  state.at = 500;
-  state.rssMb = 150;
-  limit.check();
-  state.at = 1_000;
-  state.rssMb = 300;
-  limit.check();
-  expect(state.collections).toEqual([0, 1_000]);
 });
 
 describe("startMemoryLimit", () => {
