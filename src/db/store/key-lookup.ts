@@ -32,6 +32,9 @@ function* findKeyByHash(hash: string): Work<Found> {
 
 /** Postgres: the lookups of concurrent requests in one statement (see `batched`). */
 function* findKeysByHash(hashes: string[]): Work<Found[]> {
+  // A lookup alone asks by value: Postgres plans `= ANY(array)` afresh on every execution
+  // (its generic plan looks costlier), which took a lone request's lookup from ~110 to ~220 µs.
+  if (hashes.length === 1) return [yield* findKeyByHash(hashes[0] as string)];
   const byHash = new Map((yield* rows(BY_HASHES, hashes)).map((row) => [row.hash as string, row]));
   return hashes.map((hash) => found(byHash.get(hash)));
 }
