@@ -40,6 +40,11 @@ function startsWith(bytes: Uint8Array, prefix: Uint8Array, at: number): boolean 
  * yielding): a stream relays tens of reads a second, and their garbage is most of what a
  * finished stream leaves to collect.
  */
+// The most the buffer a read's bytes are put in keeps between reads. Reads are a few KB; a larger
+// one (an event may be up to 10 MB) gets an array of its own rather than pinning its size for
+// the life of the process.
+const KEPT_BUFFER_BYTES = 64 * 1024;
+
 class Splice {
   // A range is two numbers (start, end); bytes put in are a Uint8Array.
   private readonly parts: (number | Uint8Array)[] = [];
@@ -82,8 +87,10 @@ class Splice {
    * those waited for a full collection, tens of megabytes with thousands of streams open.
    */
   of(read: Uint8Array): Uint8Array {
-    if (this.out.length < this.length) this.out = new Uint8Array(Math.max(this.length, 2 * this.out.length));
-    const out = this.out;
+    if (this.out.length < this.length && this.length <= KEPT_BUFFER_BYTES) {
+      this.out = new Uint8Array(Math.min(KEPT_BUFFER_BYTES, Math.max(this.length, 2 * this.out.length)));
+    }
+    const out = this.out.length < this.length ? new Uint8Array(this.length) : this.out;
     let at = 0;
     for (let i = 0; i < this.parts.length; i++) {
       const part = this.parts[i] as number | Uint8Array;

@@ -81,6 +81,17 @@ describe("relayedReadAsIs: a read of whole events passed on as bytes", () => {
     expect(asIs(read(middle("short")))).toEqual({ text: events(relayedAsIs(middle("short"), gpt41) as string), events: 1, whole: true });
   });
 
+  test("a read larger than the buffer keeps gets bytes of its own, and the buffer stays at its size", () => {
+    const huge = Array.from({ length: 1000 }, (_, i) => middle(`part ${i}`));
+    const out = relayedReadAsIs(read(...huge), gpt41);
+    expect(out.bytes.length).toBeGreaterThan(64 * 1024);
+    const text = events(...huge.map((p) => relayedAsIs(p, gpt41) as string));
+    const after = relayedReadAsIs(read(middle("short")), gpt41);
+    // The huge read's bytes were not the buffer the next call wrote into, and that buffer did not grow to hold them.
+    expect(decoder.decode(out.bytes)).toBe(text);
+    expect(after.bytes.buffer.byteLength).toBeLessThanOrEqual(64 * 1024);
+  });
+
   test.each([
     ["[DONE]", "[DONE]"],
     ["a final chunk", middle("b").replace('"finish_reason":null', '"finish_reason":"stop"')],
