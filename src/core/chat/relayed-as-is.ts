@@ -34,17 +34,17 @@ function startsWith(bytes: Uint8Array, prefix: Uint8Array, at: number): boolean 
   return true;
 }
 
+// The most the buffer a read's bytes are put in keeps between reads. Reads are a few KB; a larger
+// one (an event may be up to 10 MB) gets an array of its own rather than pinning its size for
+// the life of the process.
+const KEPT_BUFFER_BYTES = 64 * 1024;
+
 /**
  * What is passed on of a read: ranges of it and bytes put in, in order, written out at the end.
  * One for the process, emptied by each `relayedReadAsIs` (which runs to its end without
  * yielding): a stream relays tens of reads a second, and their garbage is most of what a
  * finished stream leaves to collect.
  */
-// The most the buffer a read's bytes are put in keeps between reads. Reads are a few KB; a larger
-// one (an event may be up to 10 MB) gets an array of its own rather than pinning its size for
-// the life of the process.
-const KEPT_BUFFER_BYTES = 64 * 1024;
-
 class Splice {
   // A range is two numbers (start, end); bytes put in are a Uint8Array.
   private readonly parts: (number | Uint8Array)[] = [];

@@ -21,10 +21,11 @@ const firstChunk = JSON.stringify({
 });
 
 /**
- * Whether a full collection frees what `ref` points at. JavaScriptCore scans the native stack
+ * Whether full collections free what `ref` points at. JavaScriptCore scans the native stack
  * conservatively, so a stale word left there by an earlier frame can keep an unreachable object
- * alive through one collection (it did, once, in a full CI run); a few turns of the event loop
- * overwrite such words. What is truly held stays held through every round.
+ * alive through one collection; a few turns of the event loop overwrite such words. (With one
+ * collection, this test failed once in a full CI run and never alone.) What is truly held
+ * stays held through every round.
  */
 async function collected(ref: WeakRef<object>, rounds = 10): Promise<boolean> {
   for (let round = 0; round < rounds; round++) {
