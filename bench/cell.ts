@@ -8,7 +8,8 @@
 // runs wrk against the baseline and the gateway twice each and prints req/s, p50 and CPU per
 // request (and, for streams, the median time to first byte of direct, baseline and gateway).
 // The gateway's pid is printed first, for `perf record -p` or `strace -c -p` during the load.
-import { cpuMicros, startServer, timeToFirstByte, wrk } from "./processes.ts";
+import { cpus } from "node:os";
+import { cpuMicros, pinUser, startServer, timeToFirstByte, wrk } from "./processes.ts";
 import { BINARY, chatBody, freshDatabase, prepareAccounts, type Dialect, type Mode } from "./setup.ts";
 import { slowStreams } from "./slow-streams.ts";
 
@@ -36,6 +37,8 @@ const upstream = await startServer([process.execPath, new URL("./fake-upstream.t
 const baseline = await startServer([process.execPath, new URL("./baseline-proxy.ts", import.meta.url).pathname], { UPSTREAM_URL: `${upstream.url}/v1` }, 1);
 const env = { DATABASE_URL: database.url, OPENAI_BASE_URL: `${upstream.url}/v1`, OPENAI_API_KEY: "bench", SWEEP_INTERVAL_MS: "30000" };
 const { keys, keysFile } = await prepareAccounts(env, 100);
+// As `make bench` does: Postgres on the load generator's core, so that the gateway's is its own.
+const postgresPinned = dialect === "postgres" && pinUser("postgres", "0");
 const gateway = await startServer([...gatewayCmd, "serve", "--port", "0"], env, 1);
 console.log(`gateway pid ${gateway.pid}`);
 const wrkEnv = { BENCH_KEYS: keysFile, BENCH_BODY: body, BENCH_PATH: "/v1/chat/completions" };
@@ -56,6 +59,7 @@ try {
     }
   }
 } finally {
+  if (postgresPinned) pinUser("postgres", `0-${cpus().length - 1}`);
   await gateway.stop();
   await baseline.stop();
   await upstream.stop();
