@@ -34,9 +34,9 @@ function startsWith(bytes: Uint8Array, prefix: Uint8Array, at: number): boolean 
   return true;
 }
 
-// The most the buffer a read's bytes are put in keeps between reads. Reads are a few KB; a larger
-// one (an event may be up to 10 MB) gets an array of its own rather than pinning its size for
-// the life of the process.
+// The size of the buffer a read's bytes are put in. Reads are a few KB; a larger one (an event
+// may be up to 10 MB) gets an array of its own rather than pinning its size for the life of
+// the process.
 const KEPT_BUFFER_BYTES = 64 * 1024;
 
 /**
@@ -51,7 +51,7 @@ class Splice {
   private length = 0;
   private markedParts = 0;
   private markedLength = 0;
-  private out = new Uint8Array(16 * 1024);
+  private readonly out = new Uint8Array(KEPT_BUFFER_BYTES);
 
   clear(): void {
     this.parts.length = 0;
@@ -87,10 +87,7 @@ class Splice {
    * those waited for a full collection, tens of megabytes with thousands of streams open.
    */
   of(read: Uint8Array): Uint8Array {
-    if (this.out.length < this.length && this.length <= KEPT_BUFFER_BYTES) {
-      this.out = new Uint8Array(Math.min(KEPT_BUFFER_BYTES, Math.max(this.length, 2 * this.out.length)));
-    }
-    const out = this.out.length < this.length ? new Uint8Array(this.length) : this.out;
+    const out = this.length > KEPT_BUFFER_BYTES ? new Uint8Array(this.length) : this.out;
     let at = 0;
     for (let i = 0; i < this.parts.length; i++) {
       const part = this.parts[i] as number | Uint8Array;

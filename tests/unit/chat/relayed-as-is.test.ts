@@ -74,7 +74,7 @@ describe("relayedReadAsIs: a read of whole events passed on as bytes", () => {
     expect(asIs(read(...payloads))).toEqual({ text: events(...payloads.map((p) => relayedAsIs(p, gpt41) as string)), events: 3, whole: true });
   });
 
-  test("a read longer than the buffer it is written into grows it, and a shorter one after it is written whole", () => {
+  test("a read of many events is written whole, and a shorter one after it too", () => {
     const long = Array.from({ length: 200 }, (_, i) => middle(`part ${i}`));
     expect(encoder.encode(events(...long)).length).toBeGreaterThan(16 * 1024);
     expect(asIs(read(...long))).toEqual({ text: events(...long.map((p) => relayedAsIs(p, gpt41) as string)), events: 200, whole: true });
