@@ -111,4 +111,21 @@ describeEachDialect("settlement: the store's SQL and core's rules agree", (diale
       { numRuns: RUNS },
     );
   });
+
+  // A batch of one is the statement's other form, which names its rows by scalar parameters.
+  test("charges settled alone by the statement leave everything as settle does, and once only", async () => {
+    const now = Date.now();
+    await fc.assert(
+      fc.asyncProperty(settlementWorld, async (world) => {
+        const alone = await oneByOne(world, now);
+        const { accountId, keys, items } = await planted(world, now);
+        const balances = [];
+        for (const item of items) balances.push((await db().run(settleMany([item])))[0]?.balance);
+        expect(balances).toEqual(alone.balances);
+        for (const item of items) expect(await db().run(settleMany([item]))).toEqual([null]);
+        expect(await books(accountId, keys)).toEqual(alone.books);
+      }),
+      { numRuns: RUNS },
+    );
+  });
 });
