@@ -4,6 +4,7 @@ import type { Settlement } from "../../../core/store.ts";
 import type { Database } from "../../database.ts";
 import { big, first, rows, type Work } from "../../sql.ts";
 import { AlreadyCharged, settle } from "./settle.ts";
+import { settleAlone } from "./settle-alone.ts";
 import { INSERT_USAGE_LOG } from "./usage-log.ts";
 
 /** A settlement's outcome in a batch: the balance after its charge, or null when it was already charged. */
@@ -15,40 +16,15 @@ type Settled = { balance: Nanos } | null;
 // completion first, and a join reads its CTE), since Postgres otherwise runs data-modifying
 // CTEs in no set order; the alert and the usage logs, new rows only, are written at the end.
 
-/** The columns of a settlement, as the statement reads them from its parameters. */
-const INPUT_COLUMNS = [
-  ["reservation_id", "text"], ["account_id", "text"], ["key_id", "text"], ["cost", "bigint"], ["ledger_id", "text"],
-  ["log_id", "text"], ["alert_id", "text"], ["model", "text"], ["requested_model", "text"], ["prompt_tokens", "bigint"],
-  ["completion_tokens", "bigint"], ["latency_ms", "bigint"], ["now", "bigint"], ["minute", "bigint"],
-] as const;
-const INPUT_NAMES = INPUT_COLUMNS.map(([name]) => name).join(", ");
-
-/**
- * How the statement takes its settlements and names their rows: arrays for a batch, scalars for
- * a settlement alone. Postgres plans `= ANY($1::text[])` from guesses at the array's length and
- * the tables' sizes: once the tables had grown under load it planned the batch statement afresh
- * on every execution, ~0.8 ms, which a lone request waited for. A settlement alone, named by
- * `= $1`, keeps its generic plan.
- */
-interface Form {
-  input: string;
-  /** Matches a column against the rows named by one parameter. */
-  among: string;
-}
-const BATCH: Form = {
-  input: `unnest(${INPUT_COLUMNS.map(([, type]) => `?::${type}[]`).join(", ")}) WITH ORDINALITY AS i(${INPUT_NAMES}, ord)`,
-  among: "= ANY(?::text[])",
-};
-const ALONE: Form = {
-  input: `(VALUES (${INPUT_COLUMNS.map(([, type]) => `?::${type}`).join(", ")}, 1::bigint)) AS i(${INPUT_NAMES}, ord)`,
-  among: "= ?::text",
-};
-
 /** The reservations taken and the charges entered; `done` holds the settlements charged now. */
-const takeAndCharge = ({ input, among }: Form) => `input AS (SELECT * FROM ${input}),
-     held AS MATERIALIZED (SELECT id FROM reservations WHERE id ${among} ORDER BY id FOR UPDATE),
+const TAKE_AND_CHARGE = `input AS (
+       SELECT * FROM unnest(?::text[], ?::text[], ?::text[], ?::bigint[], ?::text[], ?::text[], ?::text[], ?::text[], ?::text[],
+         ?::bigint[], ?::bigint[], ?::bigint[], ?::bigint[], ?::bigint[])
+         WITH ORDINALITY AS i(reservation_id, account_id, key_id, cost, ledger_id, log_id, alert_id, model, requested_model,
+           prompt_tokens, completion_tokens, latency_ms, now, minute, ord)),
+     held AS MATERIALIZED (SELECT id FROM reservations WHERE id = ANY(?::text[]) ORDER BY id FOR UPDATE),
      taken AS (
-       DELETE FROM reservations WHERE id ${among} AND id IN (SELECT id FROM held) RETURNING id, amount_nanos),
+       DELETE FROM reservations WHERE id = ANY(?::text[]) AND id IN (SELECT id FROM held) RETURNING id, amount_nanos),
      charged AS (
        INSERT INTO ledger_entries (id, account_id, kind, amount_nanos, idempotency_key, note, created_at)
        SELECT ledger_id, account_id, 'charge', -cost, 'charge:' || reservation_id, NULL, now FROM input
@@ -67,11 +43,11 @@ const takeAndCharge = ({ input, among }: Form) => `input AS (SELECT * FROM ${inp
  * downward queues the alert when the account was armed, or re-armed by an earlier charge of the
  * batch; the account ends disarmed after a crossing, re-armed when it ends at or above it.
  */
-const debitAndAlert = ({ among }: Form) => `per_account AS (
+const DEBIT_AND_ALERT = `per_account AS (
        SELECT account_id, SUM(cost) AS cost, SUM(reserved) AS reserved, SUM(requests) AS requests FROM done GROUP BY account_id),
      prior AS MATERIALIZED (
        SELECT id, email, alert_threshold_nanos AS threshold, alert_armed = 1 AS armed, balance_nanos AS before
-       FROM accounts WHERE id ${among} AND id IN (SELECT account_id FROM per_account) ORDER BY id FOR UPDATE),
+       FROM accounts WHERE id = ANY(?::text[]) AND id IN (SELECT account_id FROM per_account) ORDER BY id FOR UPDATE),
      steps AS (
        SELECT d.reservation_id, d.account_id, d.alert_id, d.now, d.nth, pr.email, pr.threshold, pr.armed,
          pr.before - d.spent_through + d.cost AS before, pr.before - d.spent_through AS after
@@ -85,20 +61,20 @@ const debitAndAlert = ({ among }: Form) => `per_account AS (
          alert_armed = CASE WHEN pr.threshold IS NULL THEN a.alert_armed
            WHEN EXISTS (SELECT 1 FROM crossing c WHERE c.account_id = a.id) THEN 0
            WHEN pr.armed OR pr.before - p.cost >= pr.threshold THEN 1 ELSE 0 END
-       FROM per_account p JOIN prior pr ON pr.id = p.account_id WHERE a.id ${among} AND a.id = p.account_id RETURNING a.id),
+       FROM per_account p JOIN prior pr ON pr.id = p.account_id WHERE a.id = ANY(?::text[]) AND a.id = p.account_id RETURNING a.id),
      alert AS (
        INSERT INTO alert_outbox (id, account_id, email, balance_nanos, threshold_nanos, created_at, next_attempt_at)
        SELECT alert_id, account_id, email, balance, threshold, now, now FROM crossing)`;
 
 /** The keys' counters, the hourly windows and the usage logs. */
-const countAndLog = ({ among }: Form) => `keys_held AS MATERIALIZED (
-       SELECT id FROM api_keys WHERE id ${among} AND id IN (SELECT key_id FROM done) AND (SELECT COUNT(*) FROM prior) > 0
+const COUNT_AND_LOG = `keys_held AS MATERIALIZED (
+       SELECT id FROM api_keys WHERE id = ANY(?::text[]) AND id IN (SELECT key_id FROM done) AND (SELECT COUNT(*) FROM prior) > 0
        ORDER BY id FOR UPDATE),
      key AS (
        UPDATE api_keys k SET total_spend_nanos = k.total_spend_nanos + s.cost, total_requests = k.total_requests + s.requests,
          last_used_at = s.now
        FROM (SELECT key_id, SUM(cost) AS cost, SUM(requests) AS requests, MAX(now) AS now FROM done GROUP BY key_id) s
-       WHERE k.id ${among} AND k.id = s.key_id AND k.id IN (SELECT id FROM keys_held) RETURNING k.id),
+       WHERE k.id = ANY(?::text[]) AND k.id = s.key_id AND k.id IN (SELECT id FROM keys_held) RETURNING k.id),
      windows AS (
        INSERT INTO usage_windows (scope, minute, spend_nanos, requests)
        SELECT scope, minute, SUM(spend), SUM(requests) FROM (
@@ -113,28 +89,30 @@ const countAndLog = ({ among }: Form) => `keys_held AS MATERIALIZED (
        SELECT log_id, account_id, key_id, now, model, requested_model, prompt_tokens, completion_tokens, cost, latency_ms, 'success', NULL
        FROM done)`;
 
-const statement = (form: Form) => `WITH ${takeAndCharge(form)}, ${debitAndAlert(form)}, ${countAndLog(form)}
-     SELECT reservation_id, after FROM steps WHERE (SELECT COUNT(*) FROM account) > 0`;
-const STATEMENTS = { batch: statement(BATCH), alone: statement(ALONE) };
-
 /**
  * Postgres: the settlements of a batch (see `batched`) in one statement, and so one round trip
  * and one commit. Each does what `settle` does (taken, charged, the account, the key, the
  * windows, the log); one whose charge is already in the ledger does nothing and gets null. The
  * batch's charges to one account apply in order, so the low-balance alert is judged per charge
  * on the balance before and after it, as when they are settled one by one, and each gets the
- * balance after its own charge.
+ * balance after its own charge. A settlement alone takes a statement of its own (`settleAlone`).
  */
 export function* settleMany(items: Settlement[]): Work<Settled[]> {
   // The same reservation twice in a batch would be charged once but debited twice: the second
   // is answered as a settlement that comes after the first.
   const seen = new Set<string>();
   const firsts = items.filter((item) => !seen.has(item.reservationId) && seen.add(item.reservationId));
-  // Rows are also named by ID (`among`), as in `admitMany`, to be reached through their primary keys.
+  if (firsts.length === 1) {
+    const settled = yield* settleAlone(firsts[0] as Settlement);
+    return items.map((item, i) => (i === 0 ? settled : null));
+  }
+  // Rows are also named by array, as in `admitMany`, to be reached through their primary keys.
   const reservations = [...seen];
   const accounts = [...new Set(firsts.map((s) => s.accountId))];
   const keys = [...new Set(firsts.map((s) => s.keyId))];
-  const columns: unknown[][] = [
+  const settled = yield* rows(
+    `WITH ${TAKE_AND_CHARGE}, ${DEBIT_AND_ALERT}, ${COUNT_AND_LOG}
+     SELECT reservation_id, after FROM steps WHERE (SELECT COUNT(*) FROM account) > 0`,
     firsts.map((s) => s.reservationId),
     firsts.map((s) => s.accountId),
     firsts.map((s) => s.keyId),
@@ -155,9 +133,7 @@ export function* settleMany(items: Settlement[]): Work<Settled[]> {
     accounts,
     keys,
     keys,
-  ];
-  const alone = firsts.length === 1;
-  const settled = yield* rows(alone ? STATEMENTS.alone : STATEMENTS.batch, ...(alone ? columns.map((column) => column[0]) : columns));
+  );
   const balances = new Map(settled.map((r) => [r.reservation_id as string, nanos(big(r.after))]));
   return items.map((item) => {
     const balance = firsts.includes(item) ? balances.get(item.reservationId) : undefined;
