@@ -1,6 +1,7 @@
 // The billing store's port: what the chat path's admission, settlement and release need, each
 // one atomic step (src/db/store/billing implements it for both dialects).
 import type { AppError } from "./errors.ts";
+import type { Caller } from "./key-auth.ts";
 import type { Nanos } from "./money.ts";
 import type { ReservationPolicy } from "./reservation.ts";
 
@@ -18,6 +19,16 @@ export interface NewReservation {
   policy: ReservationPolicy;
   leaseMs: number;
   now: number;
+}
+
+/** A reservation as the chat path asks for it before it knows its key: `NewReservation` without the caller. */
+export type Admission = Omit<NewReservation, "account" | "key">;
+
+export interface KeyAdmission {
+  /** The key with the hash and its account, whatever their state, as `findKeyByHash` finds them; null when unknown. */
+  found: Caller | null;
+  /** The reservation taken with the lookup; null when the store left the decision to `reserve`. */
+  reservationId: string | null;
 }
 
 export type ReservationOutcome = { ok: true; reservationId: string } | { ok: false; error: AppError };
@@ -45,6 +56,14 @@ export interface Release {
 }
 
 export interface BillingStore {
+  /**
+   * Finds the API key by its hash and, where the store can, admits in the same round trip
+   * (Postgres: one statement): only when the key may be used (`keyRefusal`), neither it nor its
+   * account has limits of its own, and the balance and the concurrency limit have room. In
+   * every other case nothing is held, and the caller authenticates what was found and asks
+   * `reserve`, which decides and words any refusal.
+   */
+  admitByKey(keyHash: string, admission: Admission): Promise<KeyAdmission>;
   /**
    * Checks every limit and the balance under the account's lock and, when they pass, holds
    * `amount` in one transaction: two requests can never both pass on the same credit.

@@ -1,5 +1,6 @@
 import type { Account, ApiKey } from "./entities.ts";
 import type { Model } from "./catalog.ts";
+import type { Caller } from "./key-auth.ts";
 import type { Nanos } from "./money.ts";
 
 // The ports through which core and the adapters reach storage. src/db implements them for
@@ -76,13 +77,12 @@ export interface NewKey {
   now: number;
 }
 
-/** The account behind an API key, as far as authenticating a request needs it. */
-export type KeyHolder = Pick<Account, "id" | "bannedAt" | "deletedAt">;
+export type { KeyHolder } from "./key-auth.ts";
 
 export interface KeyStore {
   createKey(input: NewKey): Promise<ApiKey>;
   /** The key with this hash and what the chat path needs of its account, whatever their state; null when unknown. */
-  findKeyByHash(hash: string): Promise<{ key: ApiKey; account: KeyHolder } | null>;
+  findKeyByHash(hash: string): Promise<Caller | null>;
 }
 
 export interface RateLimitHit {
@@ -161,5 +161,5 @@ export interface KeyManagementStore {
 }
 
 // The chat path's billing ports live beside their feature; named here too for the store's users.
-export type { AccountAudit, BillingStore, NewReservation, ReservationOutcome, Release, Settlement } from "./billing-store.ts";
+export type { AccountAudit, Admission, BillingStore, KeyAdmission, NewReservation, ReservationOutcome, Release, Settlement } from "./billing-store.ts";
 

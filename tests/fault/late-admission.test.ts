@@ -2,6 +2,7 @@
 // (DATABASE_TIMEOUT_MS, Postgres) is released at once, not held until its lease runs out.
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { loadConfig } from "../../src/config.ts";
+import { parseUsd, type Nanos } from "../../src/core/money.ts";
 import type { Store } from "../../src/core/ports.ts";
 import { openDatabase, type Database } from "../../src/db/database.ts";
 import { migrate } from "../../src/db/migrate.ts";
@@ -17,6 +18,8 @@ import { readJson } from "../support/http.ts";
 import { waitFor } from "../support/wait.ts";
 
 const DEADLINE_MS = 200;
+/** The admission step that answers late: the one that finds the key holds a key without limits; `reserve` one with. */
+let slowStep: "admitByKey" | "reserve" = "admitByKey";
 
 describeOnPostgres("a reservation taken after its request's deadline", () => {
   const fake = startFakeUpstream();
@@ -31,7 +34,12 @@ describeOnPostgres("a reservation taken after its request's deadline", () => {
     await migrate(db);
     store = createStore(db);
     // The database answers the admission only after the request's deadline has passed.
-    const slow: Store = { ...store, reserve: async (input) => (await Bun.sleep(DEADLINE_MS * 2), store.reserve(input)) };
+    const late = (step: typeof slowStep) => (step === slowStep ? Bun.sleep(DEADLINE_MS * 2) : undefined);
+    const slow: Store = {
+      ...store,
+      admitByKey: async (keyHash, admission) => (await late("admitByKey"), store.admitByKey(keyHash, admission)),
+      reserve: async (input) => (await late("reserve"), store.reserve(input)),
+    };
     server = startServer({ config, store: slow, log: silentLogger, now: Date.now });
   });
   afterAll(async () => {
@@ -41,8 +49,12 @@ describeOnPostgres("a reservation taken after its request's deadline", () => {
     fake.stop();
   });
 
-  test("gets 503, is not forwarded, and its reservation is released as soon as it is taken", async () => {
-    const { secret, account } = await fundedKey(store, "1");
+  test.each([
+    ["without limits", "admitByKey", {}],
+    ["with a credit limit", "reserve", { creditLimit: parseUsd("0.5") as Nanos }],
+  ] as const)("a key %s gets 503, is not forwarded, and its reservation is released as soon as it is taken", async (_title, step, limits) => {
+    slowStep = step;
+    const { secret, account } = await fundedKey(store, "1", limits);
     const forwardedBefore = fake.received.length;
     const chat = await postChat(server.url, secret, hello());
     expect(chat.status).toBe(503);

@@ -180,6 +180,31 @@ describeEachDialect("chat: authentication", (dialect) => {
     expect(await readJson(res)).toEqual(chatErrorShape(403, "permission_error"));
   });
 
+  // The key is found with the admission, after the body is read and priced: a request that fails
+  // before then has its key looked up, so that a refused key is still what it is told first.
+  test.each([
+    ["broken JSON", "{model:"],
+    ["an invalid request", { model: "", messages: [] }],
+    ["an unknown model", { model: "gpt-9", messages: [msg("x")] }],
+    ["a body over 64 KB", { ...hello(), metadata: { padding: "x".repeat(70_000) } }],
+  ])("with %s, a refused key is told its 401 or 403, and a good key the body's error", async (_title, body) => {
+    const revoked = await fundedKey(gateway().store, "5");
+    await gateway().store.revokeKey(revoked.key.accountId, revoked.key.id, Date.now());
+    const banned = await fundedKey(gateway().store, "5");
+    await gateway().store.updateAccount(banned.account.id, { bannedAt: Date.now() });
+    const good = await fundedKey(gateway().store, "5");
+    const before = fake.received.length;
+    const told = async (secret: string) => {
+      const res = await postChat(gateway().url, secret, body);
+      return [res.status, (await readJson(res)).error.type];
+    };
+    expect(await told(`gw-${"C".repeat(48)}`)).toEqual([401, "authentication_error"]);
+    expect(await told(revoked.secret)).toEqual([401, "authentication_error"]);
+    expect(await told(banned.secret)).toEqual([403, "permission_error"]);
+    expect((await told(good.secret))[1]).toBe("invalid_request_error");
+    expect(fake.received.length).toBe(before);
+  });
+
   test("the SDK raises its own error classes for 401 and 400", async () => {
     const bad = new OpenAI({ apiKey: `gw-${"B".repeat(48)}`, baseURL: `${gateway().url}/v1`, maxRetries: 0 });
     const unauthorized = await bad.chat.completions.create({ model: "gpt-4o", messages: [{ role: "user", content: "x" }] }).catch((e) => e);

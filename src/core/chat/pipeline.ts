@@ -4,7 +4,8 @@
 import type { Model } from "../catalog.ts";
 import { AppError, isAppError } from "../errors.ts";
 import type { ReservationPolicy } from "../reservation.ts";
-import type { NewReservation } from "../store.ts";
+import { keyRefusal, type Caller } from "../key-auth.ts";
+import type { Admission } from "../store.ts";
 import { BillingSession, type BillingPorts } from "./billing.ts";
 import { choicesFor, upstreamBody, type UpstreamRequest } from "./families.ts";
 import { malformedAnswer } from "./failures.ts";
@@ -21,13 +22,15 @@ export interface ChatPorts extends BillingPorts {
   findModel(id: string): Promise<Model | null | undefined>;
 }
 
-/** Told which catalog model the request resolved to, beside the reservation's life. */
+/** Told which key the request is made with and which catalog model it resolved to, beside the reservation's life. */
 export interface ChatObserver extends ReservationObserver {
+  identify(caller: Caller): void;
   resolved(model: Model): void;
 }
 
 export interface ChatCall {
-  caller: { account: NewReservation["account"]; key: NewReservation["key"] };
+  /** The hash of the API key the request is made with: admission finds the key (`admitByKey`). */
+  keyHash: string;
   request: ChatRequest;
   /** The request body's size, which bounds its prompt tokens. */
   bodyBytes: number;
@@ -59,15 +62,36 @@ async function resolveModel(ports: ChatPorts, id: string): Promise<Model> {
   return model;
 }
 
-/** Prices the request and reserves its worst case; throws the refusal (402, 429) when it cannot. */
+/**
+ * Authenticates the request's key and reserves `admission`: in one round trip where the store
+ * can (`admitByKey`), else the key found and then `reserve`, which words any refusal (402, 429).
+ * Throws the key's 401 or 403 first.
+ */
+async function admit(ports: ChatPorts, call: ChatCall, admission: Admission): Promise<{ caller: Caller; reservationId: string }> {
+  const { found, reservationId } = await ports.store.admitByKey(call.keyHash, admission);
+  const refusal = keyRefusal(found, call.startedAt);
+  if (refusal) {
+    // The store holds only for a key that may be used, judging the account by its row as
+    // locked and this by the row as first read: an account unbanned in between is held for
+    // and refused here. The hold goes back.
+    if (reservationId) await ports.store.release({ reservationId, reason: refusal.message, latencyMs: ports.now() - call.startedAt, now: ports.now() });
+    throw refusal;
+  }
+  const caller = found as Caller;
+  call.observer.identify(caller);
+  if (reservationId) return { caller, reservationId };
+  const outcome = await ports.store.reserve({ ...admission, account: caller.account, key: caller.key });
+  if (!outcome.ok) throw outcome.error;
+  return { caller, reservationId: outcome.reservationId };
+}
+
+/** Prices the request and reserves its worst case; throws the refusal (401, 403, 402, 429) when it cannot. */
 export async function admitChat(ports: ChatPorts, call: ChatCall): Promise<Admitted> {
   const model = await resolveModel(ports, call.request.model);
   call.observer.resolved(model);
   // Each of the `n` choices may run to the ceiling: the reservation covers them all.
   const priced = priceRequest(call.request, model, call.bodyBytes, choicesFor(call.request, model));
-  const outcome = await ports.store.reserve({
-    account: call.caller.account,
-    key: call.caller.key,
+  const { caller, reservationId } = await admit(ports, call, {
     model: model.id,
     requestedModel: call.request.model,
     amount: priced.amount,
@@ -76,11 +100,10 @@ export async function admitChat(ports: ChatPorts, call: ChatCall): Promise<Admit
     leaseMs: call.leaseMs,
     now: call.startedAt,
   });
-  if (!outcome.ok) throw outcome.error;
   const billing = new BillingSession(ports, {
-    id: outcome.reservationId,
-    accountId: call.caller.account.id,
-    keyId: call.caller.key.id,
+    id: reservationId,
+    accountId: caller.account.id,
+    keyId: caller.key.id,
     model,
     requestedModel: call.request.model,
     amount: priced.amount,

@@ -11,7 +11,7 @@ import { KEY_COLUMNS, toKey } from "./rows.ts";
 type Found = { key: ApiKey; account: KeyHolder } | null;
 
 // Scalar subqueries rather than a join, because SQLite answers this form several times faster.
-const KEY_WITH_HOLDER = (where: string) => `SELECT ${KEY_COLUMNS}, k.hash,
+export const KEY_WITH_HOLDER = (where: string) => `SELECT ${KEY_COLUMNS}, k.hash,
   (SELECT banned_at FROM accounts WHERE id = k.account_id) AS banned_at,
   (SELECT deleted_at FROM accounts WHERE id = k.account_id) AS deleted_at,
   EXISTS (SELECT 1 FROM accounts WHERE id = k.account_id) AS holder_exists
@@ -19,7 +19,7 @@ const KEY_WITH_HOLDER = (where: string) => `SELECT ${KEY_COLUMNS}, k.hash,
 const BY_HASH = KEY_WITH_HOLDER("k.hash = ?");
 const BY_HASHES = KEY_WITH_HOLDER("k.hash = ANY(?::text[])");
 
-function found(row: Row | undefined): Found {
+export function found(row: Row | undefined): Found {
   // A key whose account row is gone is as good as unknown.
   if (!row || !row.holder_exists) return null;
   const key = toKey(record(apiKeys, row));
@@ -31,7 +31,7 @@ function* findKeyByHash(hash: string): Work<Found> {
 }
 
 /** Postgres: the lookups of concurrent requests in one statement (see `batched`). */
-function* findKeysByHash(hashes: string[]): Work<Found[]> {
+export function* findKeysByHash(hashes: string[]): Work<Found[]> {
   // A lookup alone asks by value: Postgres plans `= ANY(array)` afresh on every execution
   // (its generic plan looks costlier), which took a lone request's lookup from ~110 to ~220 µs.
   if (hashes.length === 1) return [yield* findKeyByHash(hashes[0] as string)];

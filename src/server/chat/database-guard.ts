@@ -32,23 +32,26 @@ export function guardedBilling(
   deadlineMs: number | undefined,
 ): RequestBillingStore {
   const { leases, log, now } = ports;
+  /** An admission, with its deadline; one that commits after its request stopped waiting is released at once. */
+  const admitting = <T>(work: Promise<T>, heldBy: (outcome: T) => string | null, startedAt: number): Promise<T> => {
+    const tracked = leases.track(work);
+    return guarded(tracked, log, deadlineMs).catch((error: unknown) => {
+      const releaseLate = tracked.then(
+        (late) => {
+          const reservationId = heldBy(late);
+          return reservationId ? store.release({ reservationId, reason: ADMITTED_TOO_LATE, latencyMs: now() - startedAt, now: now() }) : undefined;
+        },
+        () => undefined, // the admission itself failed (logged by `guarded`): nothing was taken
+      );
+      leases.track(releaseLate).catch((e) => log.warn("releasing a reservation taken too late failed", { error: e }));
+      throw error;
+    });
+  };
   // Made per request (its log carries the request's ID) and held as long as its reservation:
-  // only the three methods, not a copy of the whole store.
+  // only the four methods, not a copy of the whole store.
   return {
-    reserve(input) {
-      const reserving = leases.track(store.reserve(input));
-      return guarded(reserving, log, deadlineMs).catch((error: unknown) => {
-        const releaseLate = reserving.then(
-          (late) =>
-            late.ok
-              ? store.release({ reservationId: late.reservationId, reason: ADMITTED_TOO_LATE, latencyMs: now() - input.now, now: now() })
-              : undefined,
-          () => undefined, // the admission itself failed (logged by `guarded`): nothing was taken
-        );
-        leases.track(releaseLate).catch((e) => log.warn("releasing a reservation taken too late failed", { error: e }));
-        throw error;
-      });
-    },
+    admitByKey: (keyHash, admission) => admitting(store.admitByKey(keyHash, admission), (late) => late.reservationId, admission.now),
+    reserve: (input) => admitting(store.reserve(input), (late) => (late.ok ? late.reservationId : null), input.now),
     settle: (input) => guarded(store.settle(input), log),
     release: (input) => guarded(store.release(input), log),
   };

@@ -7,7 +7,7 @@ import { CLIENT_LEFT, relayStream, type Relay, type StreamSink } from "../../cor
 import type { ChatProvider } from "../../core/chat/provider.ts";
 import { AppError, isAppError } from "../../core/errors.ts";
 import type { Store } from "../../core/ports.ts";
-import { authenticateApiKey } from "../api-key.ts";
+import { authenticateApiKey, presentedKeyHash } from "../api-key.ts";
 import { readJsonBody } from "../body.ts";
 import type { CatalogCache } from "../catalog-cache.ts";
 import { chatError } from "../http.ts";
@@ -92,15 +92,13 @@ export async function pipelineRequest(
   record: RequestRecord,
 ): Promise<PipelineRequest> {
   const { config, now } = deps;
-  // What this request logs beside its request line carries its ID, to be found together.
-  const log = withFields(deps.log, { requestId: record.id });
+  const log = requestLog(deps, record);
   const startedAt = now();
-  // SQLite answers synchronously (a lock is waited for inside the call, up to its busy
-  // timeout), so no timer could fire before its answer: only Postgres steps get a deadline.
-  const deadlineMs = config.databaseUrl.startsWith("sqlite:") ? undefined : config.databaseTimeoutMs;
-  const caller = await guarded(authenticateApiKey(deps.store, request.headers.get("authorization"), startedAt), log, deadlineMs);
-  record.identify(caller);
-
+  const deadlineMs = databaseDeadline(config);
+  // Only the token's shape here: the admission finds the key, in the same round trip as the
+  // reservation on Postgres (`admitByKey`). A request that fails before it is authenticated
+  // by `toldFirst`.
+  const keyHash = presentedKeyHash(request.headers.get("authorization"));
   const body = await readJsonBody(request);
 
   const ports: ChatPorts = {
@@ -118,7 +116,7 @@ export async function pipelineRequest(
   request.signal.addEventListener("abort", onClientGone, { once: true });
   if (request.signal.aborted) onClientGone();
   const call = {
-    caller,
+    keyHash,
     bodyBytes: body.bytes,
     policy: { maxConcurrentRequests: config.maxConcurrentRequestsPerAccount, dashboardUrl: config.dashboardUrl },
     leaseMs: config.reservationLeaseMs,
@@ -141,9 +139,36 @@ export const pipelineHandler =
     try {
       return await serve(request, deps, leases, record);
     } catch (error) {
-      if (isAppError(error)) return chatError(error);
-      deps.log.error("unhandled error on the chat path", { requestId: record.id, error });
+      const failure = await toldFirst(error, request, deps, record);
+      if (isAppError(failure)) return chatError(failure);
+      deps.log.error("unhandled error on the chat path", { requestId: record.id, error: failure });
       return chatError(new AppError("internal", "Internal server error"));
     }
   };
+
+// Failures that a key's own refusal could not change, or that another lookup would only wait out again.
+const KEY_LOOKUP_WOULD_NOT_CHANGE = new Set(["authentication_error", "permission_error", "unavailable"]);
+
+/**
+ * What a failed request is told. The spec puts a bad key's 401 or 403 before anything about the
+ * body: a request that failed before its admission found the key (a malformed body, an unknown
+ * model, …) has its key looked up now, and a refusal of the key is told instead.
+ */
+async function toldFirst(error: unknown, request: Request, deps: ChatDeps, record: RequestRecord): Promise<unknown> {
+  if (record.accountId !== undefined || (isAppError(error) && KEY_LOOKUP_WOULD_NOT_CHANGE.has(error.kind))) return error;
+  try {
+    const lookup = authenticateApiKey(deps.store, request.headers.get("authorization"), deps.now());
+    record.identify(await guarded(lookup, requestLog(deps, record), databaseDeadline(deps.config)));
+    return error;
+  } catch (refusal) {
+    return refusal;
+  }
+}
+
+/** What this request logs beside its request line carries its ID, to be found together. */
+const requestLog = (deps: ChatDeps, record: RequestRecord) => withFields(deps.log, { requestId: record.id });
+
+// SQLite answers synchronously (a lock is waited for inside the call, up to its busy timeout),
+// so no timer could fire before its answer: only Postgres steps get a deadline.
+const databaseDeadline = (config: Config) => (config.databaseUrl.startsWith("sqlite:") ? undefined : config.databaseTimeoutMs);
 

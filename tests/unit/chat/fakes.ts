@@ -7,8 +7,11 @@ import type { StreamSink } from "../../../src/core/chat/relay.ts";
 import type { Usage } from "../../../src/core/chat/usage.ts";
 import { FALLBACK_CATALOG, type Model } from "../../../src/core/catalog.ts";
 import { nanos, type Nanos } from "../../../src/core/money.ts";
+import type { Caller } from "../../../src/core/key-auth.ts";
 import type {
+  Admission,
   BillingStore,
+  KeyAdmission,
   NewReservation,
   Release,
   ReservationOutcome,
@@ -22,8 +25,23 @@ export function model(id: string): Model {
   return { ...found };
 }
 
-/** Records every write; `settleWith` and `releaseWith` decide how a write ends (default: at once, fine). */
+/** The caller behind key-1 of acct-1: an active key without limits, on an account in good standing. */
+export const CALLER: Caller = {
+  key: {
+    id: "key-1", accountId: "acct-1", name: "test", prefix: "gw-0123456", createdAt: 0, lastUsedAt: null, expiresAt: null,
+    revokedAt: null, creditLimit: null, usdPerHour: null, requestsPerHour: null, totalRequests: 0, totalSpend: nanos(0),
+  },
+  account: { id: "acct-1", bannedAt: null, deletedAt: null },
+};
+
+/**
+ * Records every write; `settleWith` and `releaseWith` decide how a write ends (default: at once,
+ * fine). `admitByKey` finds `keyFound` and admits only when `admitsAtLookup` names a reservation.
+ */
 export class FakeBillingStore implements BillingStore {
+  readonly asked: { keyHash: string; admission: Admission }[] = [];
+  keyFound: Caller | null = CALLER;
+  admitsAtLookup: string | null = null;
   readonly reserved: NewReservation[] = [];
   readonly settled: Settlement[] = [];
   readonly released: Release[] = [];
@@ -33,6 +51,10 @@ export class FakeBillingStore implements BillingStore {
 
   constructor(private readonly timeline: string[] = []) {}
 
+  async admitByKey(keyHash: string, admission: Admission): Promise<KeyAdmission> {
+    this.asked.push({ keyHash, admission });
+    return { found: this.keyFound, reservationId: this.admitsAtLookup };
+  }
   async reserve(input: NewReservation): Promise<ReservationOutcome> {
     this.reserved.push(input);
     return this.reserveOutcome;
@@ -83,6 +105,7 @@ export class FakeLog implements ChatLog {
 }
 
 export type ObserverCall =
+  | ["identify", string]
   | ["resolved", string]
   | ["opened", string]
   | ["closed", Charge | null]
@@ -91,6 +114,9 @@ export type ObserverCall =
 /** Records the observer's calls in order, models by ID. */
 export class FakeObserver implements ChatObserver {
   readonly calls: ObserverCall[] = [];
+  identify(caller: Caller): void {
+    this.calls.push(["identify", caller.key.id]);
+  }
   resolved(m: Model): void {
     this.calls.push(["resolved", m.id]);
   }

@@ -7,7 +7,7 @@ import { parseChatRequest } from "../../../src/core/chat/request.ts";
 import type { Model } from "../../../src/core/catalog.ts";
 import { AppError } from "../../../src/core/errors.ts";
 import { nanos } from "../../../src/core/money.ts";
-import { billingPorts, FakeObserver, model, NOW, STARTED_AT } from "./fakes.ts";
+import { billingPorts, CALLER, FakeObserver, model, NOW, STARTED_AT } from "./fakes.ts";
 
 /** Answers what the test scripts and records every call it gets. */
 class ScriptedProvider implements ChatProvider {
@@ -46,7 +46,7 @@ function setup(catalog: Model[] = [model("gpt-4.1"), model("gpt-5"), model("deep
   const observer = new FakeObserver();
   const controller = new AbortController();
   const call = (body: Record<string, unknown>, bodyBytes = 193): ChatCall => ({
-    caller: { account: { id: "acct-1" }, key: { id: "key-1", creditLimit: null, usdPerHour: null, requestsPerHour: null } },
+    keyHash: "hash-of-key-1",
     request: parseChatRequest(body),
     bodyBytes,
     policy: { maxConcurrentRequests: 3, dashboardUrl: "https://dashboard.example" },
@@ -80,19 +80,18 @@ describe("admitChat", () => {
     const admitted = await admitChat(s.ports, call);
     // 200 prompt tokens × 2 000 + 100 × 8 000 nano-USD.
     expect(priceRequest(call.request, model("gpt-4.1"), 193).amount).toBe(nanos(1_200_000n));
-    expect(s.store.reserved).toEqual([
-      {
-        account: call.caller.account,
-        key: call.caller.key,
-        model: "gpt-4.1",
-        requestedModel: "gpt-4.1",
-        amount: nanos(1_200_000n),
-        costOf: expect.any(Function),
-        policy: call.policy,
-        leaseMs: 60_000,
-        now: STARTED_AT,
-      },
-    ]);
+    const admission = {
+      model: "gpt-4.1",
+      requestedModel: "gpt-4.1",
+      amount: nanos(1_200_000n),
+      costOf: expect.any(Function),
+      policy: call.policy,
+      leaseMs: 60_000,
+      now: STARTED_AT,
+    };
+    expect(s.store.asked).toEqual([{ keyHash: "hash-of-key-1", admission }]);
+    // The store found the key without holding (as SQLite always does): `reserve` decides.
+    expect(s.store.reserved).toEqual([{ ...admission, account: CALLER.account, key: CALLER.key }]);
     // What the refusal's max_tokens hint is computed from: the same price with another ceiling.
     expect(s.store.reserved[0]!.costOf!(100)).toBe(nanos(1_200_000n));
     expect(s.store.reserved[0]!.costOf!(50)).toBe(nanos(800_000n));
@@ -105,8 +104,48 @@ describe("admitChat", () => {
       amount: nanos(1_200_000n),
       startedAt: STARTED_AT,
     });
-    expect(s.observer.calls).toEqual([["resolved", "gpt-4.1"], ["opened", "gpt-4.1"]]);
+    expect(s.observer.calls).toEqual([["resolved", "gpt-4.1"], ["identify", "key-1"], ["opened", "gpt-4.1"]]);
     expect([...s.leases.held]).toEqual(["res-1"]);
+  });
+
+  test("a reservation the store took with the key's lookup is the request's, and reserve is not asked", async () => {
+    const s = setup();
+    s.store.admitsAtLookup = "res-at-lookup";
+    const admitted = await admitChat(s.ports, s.call({ model: "gpt-4.1", messages, max_tokens: 100 }));
+    expect(s.store.reserved).toEqual([]);
+    expect(admitted.billing.reservation).toMatchObject({ id: "res-at-lookup", accountId: "acct-1", keyId: "key-1" });
+    expect([...s.leases.held]).toEqual(["res-at-lookup"]);
+  });
+
+  const revoked = { ...CALLER, key: { ...CALLER.key, revokedAt: STARTED_AT - 1 } };
+  const expired = { ...CALLER, key: { ...CALLER.key, expiresAt: STARTED_AT - 1 } };
+  const banned = { ...CALLER, account: { ...CALLER.account, bannedAt: STARTED_AT - 1 } };
+  const deleted = { ...CALLER, account: { ...CALLER.account, deletedAt: STARTED_AT - 1 } };
+  test.each([
+    ["unknown", null, "authentication_error", "Invalid API key"],
+    ["revoked", revoked, "authentication_error", "API key has been revoked"],
+    ["expired", expired, "authentication_error", "API key has expired"],
+    ["on a banned account", banned, "permission_error", "Account has been banned"],
+    ["on a deleted account", deleted, "permission_error", "Account has been deleted"],
+  ] as const)("a key %s is refused with the spec's error and nothing is reserved", async (_title, found, kind, message) => {
+    const s = setup();
+    s.store.keyFound = found;
+    const error = (await admitChat(s.ports, s.call({ model: "gpt-4.1", messages })).catch((e: unknown) => e)) as AppError;
+    expect({ kind: error.kind, message: error.message }).toEqual({ kind, message });
+    expect({ reserved: s.store.reserved, released: s.store.released, leases: s.leases.held.size }).toEqual({ reserved: [], released: [], leases: 0 });
+    expect(s.observer.calls).toEqual([["resolved", "gpt-4.1"]]);
+  });
+
+  test("a hold the store took for a key that may not be used is given back, and the key refused", async () => {
+    // The store reads the account's row as locked, authentication as of the statement's start:
+    // an account unbanned between the two is admitted by the one and refused by the other.
+    const s = setup();
+    s.store.keyFound = banned;
+    s.store.admitsAtLookup = "res-at-lookup";
+    const error = (await admitChat(s.ports, s.call({ model: "gpt-4.1", messages })).catch((e: unknown) => e)) as AppError;
+    expect(error.kind).toBe("permission_error");
+    expect(s.store.released.map((r) => r.reservationId)).toEqual(["res-at-lookup"]);
+    expect(s.leases.held.size).toBe(0);
   });
 
   test.each([
@@ -123,7 +162,7 @@ describe("admitChat", () => {
     const refusal = new AppError("insufficient_credits", "Insufficient credits: available $0.00, estimated $0.0012");
     s.store.reserveOutcome = { ok: false, error: refusal };
     await expect(admitChat(s.ports, s.call({ model: "gpt-4.1", messages }))).rejects.toBe(refusal);
-    expect({ leases: s.leases.held.size, observed: s.observer.calls }).toEqual({ leases: 0, observed: [["resolved", "gpt-4.1"]] });
+    expect({ leases: s.leases.held.size, observed: s.observer.calls }).toEqual({ leases: 0, observed: [["resolved", "gpt-4.1"], ["identify", "key-1"]] });
   });
 });
 
@@ -233,6 +272,6 @@ describe("openStream", () => {
     const admitted = await admitChat(s.ports, s.call({ model: "gpt-4.1", messages, stream: true }));
     await expect(openStream(s.ports, admitted)).rejects.toBe(error);
     expect(s.store.released.map((r) => r.reason)).toEqual(["Upstream provider request failed with status 503"]);
-    expect(s.observer.calls).toEqual([["resolved", "gpt-4.1"], ["opened", "gpt-4.1"], ["providerFailed"], ["closed", null]]);
+    expect(s.observer.calls).toEqual([["resolved", "gpt-4.1"], ["identify", "key-1"], ["opened", "gpt-4.1"], ["providerFailed"], ["closed", null]]);
   });
 });

@@ -54,7 +54,7 @@ test("an open stream does not hold its admitted request, prompt and all", async 
   // Admitted and streamed in a function of their own, so that no frame of the test holds them.
   const open = async () => {
     const admitted = await admitChat(ports, {
-      caller: { account: { id: "acct-1" }, key: { id: "key-1", creditLimit: null, usdPerHour: null, requestsPerHour: null } },
+      keyHash: "hash-of-key-1",
       request: parseChatRequest({ model: "gpt-4.1", stream: true, messages: [{ role: "user", content: "a long prompt ".repeat(1000) }] }),
       bodyBytes: 14_100,
       policy: { maxConcurrentRequests: 3, dashboardUrl: "https://dashboard.example" },
