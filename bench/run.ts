@@ -56,6 +56,25 @@ async function measure(server: Server, url: string, mode: Mode, connections: num
   return { ...result, cpuPerRequestUs: result.requests > 0 ? cpu / result.requests : Number.NaN };
 }
 
+/**
+ * What the Postgres c=1 cell cannot go under in this run: bench/pg-floor-server.ts with every
+ * step of a durable prepaid charge (FLOOR_STEPS=complete), measured as the cell is.
+ */
+async function floorP50(upstreamUrl: string, databaseUrl: string, keysFile: string): Promise<number> {
+  const floor = await startServer([process.execPath, new URL("./pg-floor-server.ts", import.meta.url).pathname], {
+    UPSTREAM_URL: `${upstreamUrl}/v1`, DATABASE_URL: databaseUrl, FLOOR_STEPS: "complete",
+  }, SERVER_CORE);
+  try {
+    const url = `${floor.url}/v1/chat/completions`;
+    await wrk(url, 4, 1, LOAD_CORE, { BENCH_KEYS: keysFile, BENCH_BODY: chatBody("json"), BENCH_PATH: "/v1/chat/completions" });
+    const runs: number[] = [];
+    for (let run = 1; run <= RUNS; run++) runs.push((await measure(floor, url, "json", 1, keysFile)).p50);
+    return median(runs);
+  } finally {
+    await floor.stop();
+  }
+}
+
 async function postgresReachable(): Promise<boolean> {
   try {
     const conn = new SQL(PG_SERVER, { max: 1, connectionTimeout: 2 });
@@ -180,6 +199,11 @@ async function main(): Promise<void> {
       }
       const ledger = await checkLedger(database.url, emails);
       checks.push(`- ${dialect} ledger after the load: ${ledger.ok ? "exact" : "MISMATCH"} (${ledger.detail})`);
+      if (dialect === "postgres") {
+        log("[postgres] the floor of the c=1 cell (bench/pg-floor-server.ts) on the database as the load left it…");
+        const direct = median((samples.get("json|1|direct") ?? []).map((s) => s.p50));
+        summary["postgres|floor"] = { addedP50: (await floorP50(upstream.url, database.url, keysFile)) - direct };
+      }
       if (dialect === "sqlite") {
         log(`[sqlite] slow streams: ${SLOW.streams} at once, ${SLOW.chunks} chunks ${SLOW.intervalMs} ms apart…`);
         slow = await slowStreams(env, keysFile, ACCOUNTS, { server: SERVER_CORE, load: LOAD_CORE });

@@ -35,7 +35,11 @@ export function targetLines(
     added("sqlite|json|1", 0.25, "SQLite, non-streaming"),
   ];
   if (dialects.includes("postgres")) {
-    lines.push(cpu("postgres|json|64", 3.0, "Postgres, non-streaming, c=64"), added("postgres|json|1", 0.7, "Postgres, non-streaming"));
+    lines.push(
+      cpu("postgres|json|64", 3.0, "Postgres, non-streaming, c=64"),
+      added("postgres|json|1", 0.7, "Postgres, non-streaming"),
+      `  - its floor in this run, bench/pg-floor-server.ts (the writes of a durable prepaid charge in two round trips and nothing else) on the database as the load left it: added p50 ${fmt(s("postgres|floor").addedP50, 3)} ms`,
+    );
   }
   if (slow) {
     const addedP99 = slow.gateway.p99 - slow.direct.p99;
