@@ -68,6 +68,21 @@ describeEachDialect("billing in the store", (dialect) => {
     expect(await keyTotals(holder)).toMatchObject({ requests: 1, spend: usd("0.001") });
   });
 
+  test("a settlement whose charge is already in the ledger changes nothing, its reservation included", async () => {
+    // Not a state the gateway makes (a charge and its reservation's removal are one write), but
+    // the settlement must not half-apply on it: on Postgres a settlement alone is one statement.
+    const holder = await funded("1");
+    const id = await reserved(holder, "0.5");
+    await db.run(rows(
+      "INSERT INTO ledger_entries (id, account_id, kind, amount_nanos, idempotency_key, note, created_at) VALUES (?, ?, 'charge', ?, ?, NULL, ?)",
+      crypto.randomUUID(), holder.account.id, -usd("0.001"), `charge:${id}`, Date.now(),
+    ));
+    const before = await audit(holder);
+    await expect(settle(holder, id, "0.001")).rejects.toThrow("already charged");
+    expect(await audit(holder)).toEqual(before);
+    expect(before).toMatchObject({ reserved: usd("0.5"), openReservations: 1 });
+  });
+
   test("a charge that arrives after the sweeper released its reservation is still taken, and the request counted once", async () => {
     const holder = await funded("1");
     const id = await reserved(holder);

@@ -74,7 +74,11 @@ async function admit(ports: ChatPorts, call: ChatCall, admission: Admission): Pr
     // The store holds only for a key that may be used, judging the account by its row as
     // locked and this by the row as first read: an account unbanned in between is held for
     // and refused here. The hold goes back.
-    if (reservationId) await ports.store.release({ reservationId, reason: refusal.message, latencyMs: ports.now() - call.startedAt, now: ports.now() });
+    if (reservationId) {
+      const release = { reservationId, reason: refusal.message, latencyMs: ports.now() - call.startedAt, now: ports.now() };
+      // Not released now, the hold is the sweeper's when its lease runs out; the client is told the refusal all the same.
+      await ports.store.release(release).catch((error: unknown) => ports.log.warn("releasing a refused key's hold failed", { reservationId, error }));
+    }
     throw refusal;
   }
   const caller = found as Caller;

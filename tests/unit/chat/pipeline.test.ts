@@ -148,6 +148,16 @@ describe("admitChat", () => {
     expect(s.leases.held.size).toBe(0);
   });
 
+  test("a refused key is told its refusal even when its hold cannot be given back (the sweeper takes it)", async () => {
+    const s = setup();
+    s.store.keyFound = banned;
+    s.store.admitsAtLookup = "res-at-lookup";
+    s.store.releaseWith = () => Promise.reject(new Error("connection lost"));
+    const error = (await admitChat(s.ports, s.call({ model: "gpt-4.1", messages })).catch((e: unknown) => e)) as AppError;
+    expect(error.kind).toBe("permission_error");
+    expect(s.ports.log.entries.map((e) => [e.level, e.message])).toEqual([["warn", "releasing a refused key's hold failed"]]);
+  });
+
   test.each([
     ["gpt-4.1", 3, 400_000n + 3n * 800_000n],
     ["deepseek-v3.2", 1, 56_000n + 42_000n], // DeepSeek takes no n: one completion

@@ -16,9 +16,13 @@ import { INSERT_USAGE_LOG } from "./usage-log.ts";
  * `alertTransition` (src/core/alerts.ts) for one charge, judged on the account row as locked.
  * Each step waits for the one before through a subquery, since Postgres otherwise runs
  * data-modifying CTEs in no set order. Returns the balance after the charge, or no row when the
- * charge was already in the ledger (then nothing changed).
+ * charge was already in the ledger: then nothing changes, the reservation included (as
+ * `settle`'s rollback leaves it).
  */
-const SETTLE_ALONE = `WITH taken AS (DELETE FROM reservations WHERE id = $1::text RETURNING amount_nanos),
+const SETTLE_ALONE = `WITH taken AS (
+       DELETE FROM reservations WHERE id = $1::text
+         AND NOT EXISTS (SELECT 1 FROM ledger_entries WHERE idempotency_key = 'charge:' || $1::text)
+       RETURNING amount_nanos),
      charged AS (
        INSERT INTO ledger_entries (id, account_id, kind, amount_nanos, idempotency_key, note, created_at)
        SELECT $7::text, $2::text, 'charge', -$4::bigint, 'charge:' || $1::text, NULL, $5::bigint WHERE (SELECT COUNT(*) FROM taken) >= 0
