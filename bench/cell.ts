@@ -3,6 +3,7 @@
 //   bun bench/cell.ts sqlite slow          (the slow-stream cell, bench/slow-streams.ts)
 //   bun bench/cell.ts sqlite slow-floor    (the same cell against bench/chunk-relay.ts)
 //   bun bench/cell.ts sqlite slow-baseline (the same cell against bench/baseline-proxy.ts)
+//   bun bench/cell.ts sqlite slow-ledger   (the same cell against bench/ledger-relay.ts)
 // Starts the fake upstream, the baseline proxy and the gateway (the compiled binary, or
 // `bun $GATEWAY_BUN_FLAGS src/main.ts serve` when GATEWAY_BUN_FLAGS is set, `--cpu-prof` say),
 // runs wrk against the baseline and the gateway twice each and prints req/s, p50 and CPU per
@@ -13,15 +14,15 @@ import { cpuMicros, pinUser, startServer, timeToFirstByte, wrk } from "./process
 import { BINARY, chatBody, freshDatabase, prepareAccounts, type Dialect, type Mode } from "./setup.ts";
 import { slowStreams } from "./slow-streams.ts";
 
-const [dialect = "sqlite", mode = "json", connectionsArg = "64", secondsArg = "3"] = process.argv.slice(2) as [Dialect?, (Mode | "slow" | "slow-floor" | "slow-baseline")?, string?, string?];
+const [dialect = "sqlite", mode = "json", connectionsArg = "64", secondsArg = "3"] = process.argv.slice(2) as [Dialect?, (Mode | "slow" | "slow-floor" | "slow-baseline" | "slow-ledger")?, string?, string?];
 const bunFlags = process.env.GATEWAY_BUN_FLAGS;
 const gatewayCmd =
   bunFlags === undefined ? [BINARY] : [process.execPath, ...bunFlags.split(" ").filter(Boolean), new URL("../src/main.ts", import.meta.url).pathname];
-if (mode === "slow" || mode === "slow-floor" || mode === "slow-baseline") {
+if (mode === "slow" || mode === "slow-floor" || mode === "slow-baseline" || mode === "slow-ledger") {
   const database = await freshDatabase(dialect, "gw_bench_cell");
   const env = { DATABASE_URL: database.url, OPENAI_API_KEY: "bench", SWEEP_INTERVAL_MS: "30000" };
   const { keysFile } = await prepareAccounts(env, 100);
-  const standIn = { "slow-floor": "./chunk-relay.ts", "slow-baseline": "./baseline-proxy.ts" }[mode as string];
+  const standIn = { "slow-floor": "./chunk-relay.ts", "slow-baseline": "./baseline-proxy.ts", "slow-ledger": "./ledger-relay.ts" }[mode as string];
   const command = standIn ? [process.execPath, new URL(standIn, import.meta.url).pathname] : gatewayCmd;
   const result = await slowStreams(env, keysFile, 100, { server: 1, load: 0 }, command);
   console.log(JSON.stringify(result, null, 1));

@@ -208,8 +208,9 @@ async function main(): Promise<void> {
         log(`[sqlite] slow streams: ${SLOW.streams} at once, ${SLOW.chunks} chunks ${SLOW.intervalMs} ms apart…`);
         slow = await slowStreams(env, keysFile, ACCOUNTS, { server: SERVER_CORE, load: LOAD_CORE });
         slowLedger = await checkLedger(database.url, emails);
-        // The same cell through the two relays, so that the run shows what a relay alone adds here.
-        for (const [name, program] of [["bare", "./baseline-proxy.ts"], ["reading", "./chunk-relay.ts"]] as const) {
+        // The same cell through three stand-ins: what a relay alone adds here, one that reads every
+        // chunk, and that one with the gateway's durable ledger writes (the floor of the p99 target).
+        for (const [name, program] of [["bare", "./baseline-proxy.ts"], ["reading", "./chunk-relay.ts"], ["ledger", "./ledger-relay.ts"]] as const) {
           log(`[sqlite] slow streams through the ${name} relay…`);
           slowRelays[name] = await slowStreams(env, keysFile, ACCOUNTS, { server: SERVER_CORE, load: LOAD_CORE }, [process.execPath, new URL(program, import.meta.url).pathname]);
         }

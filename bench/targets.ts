@@ -5,8 +5,8 @@ import type { SlowResult } from "./slow-streams.ts";
 
 type Summary = Record<string, Record<string, number>>;
 
-/** The slow-stream cell through bench/baseline-proxy.ts (`bare`) and bench/chunk-relay.ts (`reading`). */
-export type SlowRelays = Partial<Record<"bare" | "reading", SlowResult>>;
+/** The slow-stream cell through bench/baseline-proxy.ts (`bare`), bench/chunk-relay.ts (`reading`) and bench/ledger-relay.ts (`ledger`). */
+export type SlowRelays = Partial<Record<"bare" | "reading" | "ledger", SlowResult>>;
 
 const fmt = (n: number | undefined, digits: number) => (n !== undefined && Number.isFinite(n) ? n.toFixed(digits) : "n/a");
 const verdict = (ok: boolean) => (ok ? "met" : "MISSED");
@@ -55,6 +55,7 @@ export function targetLines(
       `- Slow streams: added p99 time to last byte ${fmt(addedP99, 0)} ms (gateway ${fmt(slow.gateway.p99, 0)} ms, direct ${fmt(slow.direct.p99, 0)} ms; target ≤ 50 ms) — ${verdict(atMost(addedP99, 50))}`,
       relay("bare", "bare relay (bench/baseline-proxy.ts)"),
       relay("reading", "relay that reads every chunk (bench/chunk-relay.ts)"),
+      relay("ledger", "same relay with the gateway's durable ledger writes and nothing else, the floor (bench/ledger-relay.ts)"),
       `- Slow streams: gateway RSS peak ${fmt(rssMb, 0)} MB, median ${fmt(slow.rss.median / 1024, 0)} MB, ${fmt(slow.cpuShare * 100, 0)}% of its core (target ≤ 250 MB) — ${verdict(atMost(rssMb, 250))}`,
       `- Slow streams: ledger afterwards ${slow.ledger.ok ? "exact" : "MISMATCH"} (${slow.ledger.detail}) — ${verdict(slow.ledger.ok)}`,
     );
