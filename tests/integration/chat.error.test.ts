@@ -196,12 +196,13 @@ describeEachDialect("chat: authentication", (dialect) => {
     const before = fake.received.length;
     const told = async (secret: string) => {
       const res = await postChat(gateway().url, secret, body);
-      return [res.status, (await readJson(res)).error.type];
+      return { status: res.status, body: await readJson(res) };
     };
-    expect(await told(`gw-${"C".repeat(48)}`)).toEqual([401, "authentication_error"]);
-    expect(await told(revoked.secret)).toEqual([401, "authentication_error"]);
-    expect(await told(banned.secret)).toEqual([403, "permission_error"]);
-    expect((await told(good.secret))[1]).toBe("invalid_request_error");
+    const refused = (status: number, type: string, message: string) => ({ status, body: { error: { message, type, code: String(status) } } });
+    expect(await told(`gw-${"C".repeat(48)}`)).toEqual(refused(401, "authentication_error", "Invalid API key"));
+    expect(await told(revoked.secret)).toEqual(refused(401, "authentication_error", "API key has been revoked"));
+    expect(await told(banned.secret)).toEqual(refused(403, "permission_error", "Account has been banned"));
+    expect((await told(good.secret)).body.error.type).toBe("invalid_request_error");
     expect(fake.received.length).toBe(before);
   });
 

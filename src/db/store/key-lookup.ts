@@ -1,6 +1,7 @@
 // The chat path's key lookup: the key and what authentication needs of its account, in one
-// round trip. Every chat request makes it, so it is the one store read kept hand-tuned.
-import type { ApiKey, KeyHolder } from "../../core/store.ts";
+// round trip. Every chat request makes it (on Postgres a request alone makes it inside its
+// admission, billing/admit-by-key.ts), so it is the one store read kept hand-tuned.
+import type { Caller } from "../../core/key-auth.ts";
 import { batched } from "../batched.ts";
 import type { Database } from "../database.ts";
 import { apiKeys } from "../schema/sqlite.ts";
@@ -8,7 +9,7 @@ import { intOrNull, rows, type Row, type Work } from "../sql.ts";
 import { record } from "../typed.ts";
 import { KEY_COLUMNS, toKey } from "./rows.ts";
 
-type Found = { key: ApiKey; account: KeyHolder } | null;
+type Found = Caller | null;
 
 // Scalar subqueries rather than a join, because SQLite answers this form several times faster.
 export const KEY_WITH_HOLDER = (where: string) => `SELECT ${KEY_COLUMNS}, k.hash,

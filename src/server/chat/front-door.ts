@@ -150,9 +150,10 @@ export const pipelineHandler =
 const KEY_LOOKUP_WOULD_NOT_CHANGE = new Set(["authentication_error", "permission_error", "unavailable"]);
 
 /**
- * What a failed request is told. The spec puts a bad key's 401 or 403 before anything about the
- * body: a request that failed before its admission found the key (a malformed body, an unknown
- * model, …) has its key looked up now, and a refusal of the key is told instead.
+ * What a failed request is told. A bad key's 401 or 403 comes before anything about the body,
+ * as it did when the key was looked up first: a request that failed before its admission found
+ * the key (a malformed body, an unknown model, …) has its key looked up now, and a refusal of
+ * the key is told instead.
  */
 async function toldFirst(error: unknown, request: Request, deps: ChatDeps, record: RequestRecord): Promise<unknown> {
   if (record.accountId !== undefined || (isAppError(error) && KEY_LOOKUP_WOULD_NOT_CHANGE.has(error.kind))) return error;
