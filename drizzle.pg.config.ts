@@ -2,6 +2,6 @@ import { defineConfig } from "drizzle-kit";
 
 export default defineConfig({
   dialect: "postgresql",
-  schema: "./src/db/schema/pg.ts",
+  schema: "./src/db/schema/pg.gen.ts",
   out: "./migrations/postgres",
 });

@@ -5,7 +5,7 @@
 // framework, parsing, pricing, logging, metrics or timers. `bun bench/cell.ts sqlite slow-ledger`
 // runs the cell against it. Takes the gateway's DATABASE_URL, OPENAI_BASE_URL and
 // MAX_CONCURRENT_REQUESTS (and ignores `serve --port 0`), to stand in for it in bench/slow-streams.ts.
-import { hashKey } from "../src/core/keys.ts";
+import { hashKey } from "../src/core/keys/secret.ts";
 import type { Nanos } from "../src/core/money.ts";
 import { openDatabase } from "../src/db/database.ts";
 import { createStore } from "../src/db/store/index.ts";

@@ -11,7 +11,7 @@
 //   FLOOR_STEPS=complete + in the charge, what a key's limits read (DESIGN.md: its credit
 //                        limit, hourly limits as hard caps): its counters and two minute buckets
 // No parsing, validation, pricing, limits, logging or metrics: the floor under all of them.
-import { hashKey } from "../src/core/keys.ts";
+import { hashKey } from "../src/core/keys/secret.ts";
 import { SQL } from "bun";
 
 const { UPSTREAM_URL: upstream, DATABASE_URL: databaseUrl, FLOOR_STEPS: steps = "relay" } = process.env;

@@ -4,7 +4,7 @@
 // chat request asks of the store), over 100 funded accounts, and prints requests/s and this
 // process's CPU per request. Compare with the CPU per request of the baseline proxy in
 // `make bench`: the gateway cannot cost less than this plus the proxy hop.
-import { generateKeySecret, hashKey, keyPrefix } from "../src/core/keys.ts";
+import { generateKeySecret, hashKey, keyPrefix } from "../src/core/keys/secret.ts";
 import { nanos } from "../src/core/money.ts";
 import { openDatabase } from "../src/db/database.ts";
 import { migrate } from "../src/db/migrate.ts";

@@ -1,4 +1,4 @@
-// Issue 21's targets, each printed with what this run measured and its ratio against the bare
+// The benchmark's targets, each printed with what this run measured and its ratio against the bare
 // relay (the baseline proxy) of the same run. They are not asserted anywhere: a missed one is
 // a finding, explained with its measured floor in bench/PROFILE.md.
 import type { SlowResult } from "./slow-streams.ts";

@@ -1,6 +1,6 @@
 import { PROVIDERS, type Provider } from "./core/catalog.ts";
 import { parseUsd, type Nanos } from "./core/money.ts";
-import { PACK_IDS, type PackId } from "./core/packs.ts";
+import { PACK_IDS, type PackId } from "./core/checkout/packs.ts";
 
 export interface ProviderConfig {
   baseUrl: string;

@@ -1,5 +1,5 @@
 // Arguments several commands read: an account named by e-mail, and USD flags.
-import { parseEmail } from "../core/auth.ts";
+import { parseEmail } from "../core/accounts/sign-in.ts";
 import { parseUsd, type Nanos } from "../core/money.ts";
 import type { Account } from "../core/store.ts";
 import type { Store } from "../core/ports.ts";

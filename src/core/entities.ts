@@ -1,4 +1,5 @@
-// The records that many ports share: an account and an API key as the store reads them.
+// The records that many ports share: an account and an API key as the store reads them, and
+// what a request's usage-log row says of its usage.
 import type { Nanos } from "./money.ts";
 
 export interface Account {
@@ -41,4 +42,14 @@ export interface ApiKey {
   requestsPerHour: number | null;
   totalRequests: number;
   totalSpend: Nanos;
+}
+
+/** What one request used and cost, as its usage-log row keeps it. */
+export interface RequestUsage {
+  model: string;
+  requestedModel: string;
+  promptTokens: number;
+  completionTokens: number;
+  cost: Nanos;
+  latencyMs: number;
 }

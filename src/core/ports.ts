@@ -1,17 +1,17 @@
 // The one store behind every port core declares, composed: src/db implements it for SQLite and
 // Postgres. The ports themselves live beside their features (and the shared ones in store.ts).
-import type { AdminAccountStore } from "./admin-actions.ts";
-import type { AdminStatsStore } from "./admin-stats.ts";
-import type { AlertStore } from "./alerts.ts";
-import type { BillingStore } from "./billing-store.ts";
-import type { AccountSecurityStore } from "./account-store.ts";
-import type { AuditStore } from "./audit.ts";
-import type { SessionStore } from "./auth-session.ts";
-import type { ModelSpendStore } from "./model-spend.ts";
-import type { CheckoutEventStore } from "./checkout-events.ts";
-import type { CheckoutStore, ReceiptStore } from "./checkout.ts";
-import type { DashboardStore } from "./dashboard.ts";
-import type { UsageExportStore } from "./usage-export.ts";
+import type { AdminAccountStore } from "./admin/actions.ts";
+import type { AdminStatsStore } from "./admin/stats.ts";
+import type { AlertStore } from "./alerts/low-balance.ts";
+import type { BillingStore } from "./billing/store.ts";
+import type { AccountSecurityStore } from "./accounts/store.ts";
+import type { AuditStore } from "./accounts/audit.ts";
+import type { SessionStore } from "./accounts/session.ts";
+import type { ModelSpendStore } from "./usage/model-spend.ts";
+import type { CheckoutEventStore } from "./checkout/events.ts";
+import type { CheckoutStore, ReceiptStore } from "./checkout/sessions.ts";
+import type { DashboardStore } from "./usage/history.ts";
+import type { UsageExportStore } from "./usage/export.ts";
 import type {
   AccountStore, HealthStore, KeyManagementStore, KeyStore, ModelStore, RateLimitStore, UserStore,
 } from "./store.ts";

@@ -1,6 +1,6 @@
 import type { Account, ApiKey } from "./entities.ts";
 import type { Model } from "./catalog.ts";
-import type { Caller } from "./key-auth.ts";
+import type { Caller } from "./keys/auth.ts";
 import type { Nanos } from "./money.ts";
 
 // The ports through which core and the adapters reach storage. src/db implements them for
@@ -77,7 +77,7 @@ export interface NewKey {
   now: number;
 }
 
-export type { KeyHolder } from "./key-auth.ts";
+export type { KeyHolder } from "./keys/auth.ts";
 
 export interface KeyStore {
   createKey(input: NewKey): Promise<ApiKey>;
@@ -107,9 +107,9 @@ export interface RateLimitStore {
 }
 
 // Sign-in, users, settings, key management and usage export (the account endpoints and the CLI).
-// Sessions' ports are in auth-session.ts, verification's and recovery's in account-store.ts.
-export type { FoundSession, NewSession, SessionStore } from "./auth-session.ts";
-export type { FreeCreditOffer } from "./account-store.ts";
+// Sessions' ports are in accounts/session.ts, verification's and recovery's in accounts/store.ts.
+export type { FoundSession, NewSession, SessionStore } from "./accounts/session.ts";
+export type { FreeCreditOffer } from "./accounts/store.ts";
 
 /** Only present fields change; null clears a setting or flag. */
 export interface AccountChange {
@@ -161,5 +161,5 @@ export interface KeyManagementStore {
 }
 
 // The chat path's billing ports live beside their feature; named here too for the store's users.
-export type { AccountAudit, Admission, BillingStore, KeyAdmission, NewReservation, ReservationOutcome, Release, Settlement } from "./billing-store.ts";
+export type { AccountAudit, Admission, BillingStore, KeyAdmission, NewReservation, ReservationOutcome, Release, Settlement } from "./billing/store.ts";
 

@@ -4,7 +4,7 @@
 // statement: transactions, SQLite's group commit and the Postgres driver stay as they are. The
 // SQLite dialect's text serves both databases (double-quoted names, `?` placeholders, which the
 // Postgres driver renumbers). The chat path keeps its hand-tuned SQL (src/db/store/billing,
-// src/db/store/key-lookup.ts).
+// src/db/store/keys/lookup.ts).
 import { getTableColumns, sql, type AnyColumn, type Table } from "drizzle-orm";
 import { drizzle } from "drizzle-orm/bun-sqlite";
 import { DAY_MS } from "../core/time.ts";

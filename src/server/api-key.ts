@@ -1,6 +1,6 @@
 import { AppError } from "../core/errors.ts";
-import { keyRefusal, type Caller } from "../core/key-auth.ts";
-import { hashKey, looksLikeKey } from "../core/keys.ts";
+import { keyRefusal, type Caller } from "../core/keys/auth.ts";
+import { hashKey, looksLikeKey } from "../core/keys/secret.ts";
 import type { KeyStore } from "../core/store.ts";
 import { bearerToken } from "./bearer.ts";
 

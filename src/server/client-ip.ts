@@ -1,4 +1,4 @@
-import type { Client } from "../core/account-store.ts";
+import type { Client } from "../core/accounts/store.ts";
 
 type PeerSource = { requestIP(request: Request): { address: string } | null } | null | undefined;
 

@@ -1,7 +1,7 @@
 import { Elysia } from "elysia";
 import type { Config } from "../config.ts";
-import type { AccountSecurityStore } from "../core/account-store.ts";
-import { hashSessionToken, SESSION_COOKIE, SESSION_TTL_MS, sessionRenewal } from "../core/auth-session.ts";
+import type { AccountSecurityStore } from "../core/accounts/store.ts";
+import { hashSessionToken, SESSION_COOKIE, SESSION_TTL_MS, sessionRenewal } from "../core/accounts/session.ts";
 import { AppError, MESSAGES } from "../core/errors.ts";
 import type { Account, SessionStore } from "../core/store.ts";
 

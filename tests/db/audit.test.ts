@@ -1,5 +1,5 @@
 import { expect, test } from "bun:test";
-import { auditPage, AUDIT_PAGE_SIZE } from "../../src/core/audit.ts";
+import { auditPage, AUDIT_PAGE_SIZE } from "../../src/core/accounts/audit.ts";
 import { describeEachDialect } from "../support/databases.ts";
 import { useStore } from "../support/store.ts";
 

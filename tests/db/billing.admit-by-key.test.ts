@@ -2,7 +2,7 @@
 // hold in one statement for a key that nothing but the balance and the concurrency limit could
 // refuse, and for any other key the lookup alone, leaving the decision to `reserve`.
 import { beforeAll, expect, test } from "bun:test";
-import { hashKey } from "../../src/core/keys.ts";
+import { hashKey } from "../../src/core/keys/secret.ts";
 import { parseUsd, type Nanos } from "../../src/core/money.ts";
 import type { Store } from "../../src/core/ports.ts";
 import type { NewKey } from "../../src/core/store.ts";

@@ -1,5 +1,5 @@
 import { expect, test } from "bun:test";
-import { generateKeySecret, hashKey, keyPrefix } from "../../src/core/keys.ts";
+import { generateKeySecret, hashKey, keyPrefix } from "../../src/core/keys/secret.ts";
 import { nanos, parseUsd, type Nanos } from "../../src/core/money.ts";
 import type { NewReservation } from "../../src/core/store.ts";
 import { fundedKey, type FundedKey } from "../support/accounts.ts";

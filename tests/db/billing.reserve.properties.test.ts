@@ -5,7 +5,7 @@ import { expect, setDefaultTimeout, test } from "bun:test";
 import fc from "fast-check";
 import type { AppError } from "../../src/core/errors.ts";
 import { nanos } from "../../src/core/money.ts";
-import { decideReservation, type ReservationSnapshot } from "../../src/core/reservation.ts";
+import { decideReservation, type ReservationSnapshot } from "../../src/core/billing/reservation.ts";
 import type { NewReservation, ReservationOutcome } from "../../src/core/store.ts";
 import { admitMany } from "../../src/db/store/billing/admit-batch.ts";
 import type { FundedKey } from "../support/accounts.ts";

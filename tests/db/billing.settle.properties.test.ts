@@ -3,7 +3,7 @@
 // key counters, windows and alert outbox, and the low-balance alert follows `alertTransition`.
 import { expect, setDefaultTimeout, test } from "bun:test";
 import fc from "fast-check";
-import { alertTransition } from "../../src/core/alerts.ts";
+import { alertTransition } from "../../src/core/alerts/low-balance.ts";
 import { nanos, type Nanos } from "../../src/core/money.ts";
 import type { Settlement } from "../../src/core/store.ts";
 import { big, first, int, rows } from "../../src/db/sql.ts";

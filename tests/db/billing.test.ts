@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, test } from "bun:test";
-import { generateKeySecret, hashKey, keyPrefix } from "../../src/core/keys.ts";
+import { generateKeySecret, hashKey, keyPrefix } from "../../src/core/keys/secret.ts";
 import { parseUsd, type Nanos } from "../../src/core/money.ts";
 import type { NewKey } from "../../src/core/store.ts";
 import type { Store } from "../../src/core/ports.ts";

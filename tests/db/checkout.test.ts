@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, test } from "bun:test";
-import { CHECKOUT_HOLD_MS, CHECKOUT_OPEN_MS, utcMonthStart, type CheckoutHold } from "../../src/core/checkout.ts";
+import { CHECKOUT_HOLD_MS, CHECKOUT_OPEN_MS, utcMonthStart, type CheckoutHold } from "../../src/core/checkout/sessions.ts";
 import { parseUsd, type Nanos } from "../../src/core/money.ts";
-import { CREDIT_PACKS, type PackId } from "../../src/core/packs.ts";
+import { CREDIT_PACKS, type PackId } from "../../src/core/checkout/packs.ts";
 import type { Account } from "../../src/core/store.ts";
 import type { Store } from "../../src/core/ports.ts";
 import type { Database } from "../../src/db/database.ts";

@@ -3,7 +3,7 @@
 // set-up with its QR code and recovery codes, the activity log) and signing in with a code.
 import { afterAll, beforeAll, expect, setDefaultTimeout, test } from "bun:test";
 import type { Browser, Page } from "playwright-core";
-import { totpCode } from "../../src/core/totp.ts";
+import { totpCode } from "../../src/core/accounts/totp.ts";
 import { startFakeSmtp, type FakeSmtp } from "../support/fake-smtp.ts";
 import { linkToken } from "../support/mail.ts";
 import { logInUser, PASSWORD, signUpUser, type Browser as SignedInUser } from "../support/session.ts";

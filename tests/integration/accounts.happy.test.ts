@@ -1,8 +1,8 @@
 // Each account flow end to end: the real server sends its e-mails through the outbox to a real
 // SMTP server, and the test follows the links in them, as a customer would.
 import { afterAll, describe, expect, setDefaultTimeout, test } from "bun:test";
-import { hashSessionToken, SESSION_TTL_MS } from "../../src/core/auth-session.ts";
-import { totpCode } from "../../src/core/totp.ts";
+import { hashSessionToken, SESSION_TTL_MS } from "../../src/core/accounts/session.ts";
+import { totpCode } from "../../src/core/accounts/totp.ts";
 import { exec } from "../../src/db/sql.ts";
 import { describeEachDialect } from "../support/databases.ts";
 import { startFakeSmtp } from "../support/fake-smtp.ts";

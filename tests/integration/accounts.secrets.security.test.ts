@@ -2,7 +2,7 @@
 // leave the compiled server only in the one answer or e-mail that carries them: no log line holds
 // any of them, and no table holds a token, a password or a recovery code (links are found by hash).
 import { afterAll, beforeAll, expect, setDefaultTimeout, test } from "bun:test";
-import { totpCode } from "../../src/core/totp.ts";
+import { totpCode } from "../../src/core/accounts/totp.ts";
 import { rows } from "../../src/db/sql.ts";
 import { spawnServe, type ServeProcess } from "../support/binary.ts";
 import { openBooks, type Books } from "../support/books.ts";

@@ -2,7 +2,7 @@
 // forgot never tells whether an address has an account; sign-up and forgot are limited per IP;
 // cookie-authenticated writes check Origin; one account can never end another's sessions.
 import { afterAll, describe, expect, setDefaultTimeout, test } from "bun:test";
-import { hashSessionToken } from "../../src/core/auth-session.ts";
+import { hashSessionToken } from "../../src/core/accounts/session.ts";
 import { exec, rows } from "../../src/db/sql.ts";
 import { describeEachDialect } from "../support/databases.ts";
 import { startFakeSmtp } from "../support/fake-smtp.ts";
@@ -147,7 +147,7 @@ describeEachDialect("account security rules", (dialect) => {
   test("the TOTP secret is answered by the set-up only; a second set-up while on is refused", async () => {
     const user = await signUpUser(gateway().url);
     const { secret } = await readJson(await user.send("POST", "/auth/totp/setup"));
-    const { totpCode } = await import("../../src/core/totp.ts");
+    const { totpCode } = await import("../../src/core/accounts/totp.ts");
     await user.send("POST", "/auth/totp/enable", { code: totpCode(secret, Date.now()) });
     const again = await user.send("POST", "/auth/totp/setup");
     expect(again.status).toBe(409);
@@ -159,7 +159,7 @@ describeEachDialect("account security rules", (dialect) => {
   test("turning two-factor sign-in off takes at most 10 wrong codes in 15 minutes, so a stolen session cannot guess one", async () => {
     const user = await signUpUser(gateway().url);
     const { secret } = await readJson(await user.send("POST", "/auth/totp/setup"));
-    const { totpCode } = await import("../../src/core/totp.ts");
+    const { totpCode } = await import("../../src/core/accounts/totp.ts");
     await user.send("POST", "/auth/totp/enable", { code: totpCode(secret, Date.now()) });
     for (let i = 0; i < 10; i++) expect((await user.send("POST", "/auth/totp/disable", { code: "000000" })).status).toBe(400);
     const refused = await user.send("POST", "/auth/totp/disable", { code: totpCode(secret, Date.now() + 30_000) });

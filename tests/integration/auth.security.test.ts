@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { hashSessionToken } from "../../src/core/auth-session.ts";
+import { hashSessionToken } from "../../src/core/accounts/session.ts";
 import { accountOf, ip, useAuthGateway } from "../support/auth.ts";
 import { describeEachDialect } from "../support/databases.ts";
 import { readJson } from "../support/http.ts";

@@ -143,7 +143,7 @@ describeEachDialect("chat completions through the official openai SDK", (dialect
     const after = (await gateway().store.getAccount(account.id))!;
     expect(after.balance).toBe(nanos(3_000_000_000n - spent));
     expect(await gateway().store.ledgerSum(account.id)).toBe(after.balance);
-    const key = (await gateway().store.findKeyByHash((await import("../../src/core/keys.ts")).hashKey(secret)))!.key;
+    const key = (await gateway().store.findKeyByHash((await import("../../src/core/keys/secret.ts")).hashKey(secret)))!.key;
     expect(key.totalRequests).toBe(12);
     expect(key.totalSpend).toBe(nanos(spent));
     expect(key.lastUsedAt).not.toBeNull();

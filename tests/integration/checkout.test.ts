@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { CREDIT_PACKS, PACK_IDS } from "../../src/core/packs.ts";
+import { CREDIT_PACKS, PACK_IDS } from "../../src/core/checkout/packs.ts";
 import { describeEachDialect } from "../support/databases.ts";
 import { PRICES, startFakeStripe, stripeEnv, type FakeStripe } from "../support/fake-stripe.ts";
 import { readJson } from "../support/http.ts";

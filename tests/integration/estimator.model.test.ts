@@ -1,6 +1,6 @@
 import { afterAll, beforeEach, expect, test } from "bun:test";
 import { MESSAGES } from "../../src/core/errors.ts";
-import { ESTIMATOR_MAX_OUTPUT_TOKENS } from "../../src/core/estimator.ts";
+import { ESTIMATOR_MAX_OUTPUT_TOKENS } from "../../src/core/estimator/answer.ts";
 import { describeEachDialect } from "../support/databases.ts";
 import { answerText, ask, postEstimator } from "../support/estimator.ts";
 import { readJson } from "../support/http.ts";

@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { hashKey } from "../../src/core/keys.ts";
+import { hashKey } from "../../src/core/keys/secret.ts";
 import { describeEachDialect } from "../support/databases.ts";
 import { readJson } from "../support/http.ts";
 import { generate, ISO_MS, list, listed, ROTATED, SECRET, SHOWN_ONCE, storedKey, useKeysGateway } from "../support/keys.ts";

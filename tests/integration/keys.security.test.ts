@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { hashKey, keyPrefix } from "../../src/core/keys.ts";
+import { hashKey, keyPrefix } from "../../src/core/keys/secret.ts";
 import { hello, postChat } from "../support/chat.ts";
 import { describeEachDialect } from "../support/databases.ts";
 import { providerEnv, startFakeUpstream } from "../support/fake-upstream.ts";

@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, expect, setDefaultTimeout, test } from "bun:test";
 import { readFileSync, readdirSync } from "node:fs";
 import { dirname, join } from "node:path";
-import { hashKey } from "../../src/core/keys.ts";
+import { hashKey } from "../../src/core/keys/secret.ts";
 import { rows } from "../../src/db/sql.ts";
 import { runGateway, spawnServe, type CliRun, type ServeProcess } from "../support/binary.ts";
 import { verifyEmail } from "../support/accounts.ts";

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { parseUsd, type Nanos } from "../../src/core/money.ts";
-import { CREDIT_PACKS, PACK_IDS, type PackId } from "../../src/core/packs.ts";
+import { CREDIT_PACKS, PACK_IDS, type PackId } from "../../src/core/checkout/packs.ts";
 import { describeEachDialect } from "../support/databases.ts";
 import { deliver, paidSession, startFakeStripe, stripeEnv, stripeEvent, type FakeStripe } from "../support/fake-stripe.ts";
 import { readJson } from "../support/http.ts";

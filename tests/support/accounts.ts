@@ -1,5 +1,5 @@
-import { freeCreditOffer } from "../../src/core/auth.ts";
-import { generateKeySecret, hashKey, keyPrefix } from "../../src/core/keys.ts";
+import { freeCreditOffer } from "../../src/core/accounts/sign-in.ts";
+import { generateKeySecret, hashKey, keyPrefix } from "../../src/core/keys/secret.ts";
 import { parseUsd, type Nanos } from "../../src/core/money.ts";
 import type { Account, ApiKey, NewKey } from "../../src/core/store.ts";
 import type { Store } from "../../src/core/ports.ts";

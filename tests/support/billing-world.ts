@@ -1,9 +1,9 @@
 // Random states of one account and key, planted straight into the tables, for the property
 // tests that hold the store's SQL to core's rules (tests/db/billing.*.properties.test.ts).
 import fc from "fast-check";
-import { generateKeySecret, hashKey, keyPrefix } from "../../src/core/keys.ts";
+import { generateKeySecret, hashKey, keyPrefix } from "../../src/core/keys/secret.ts";
 import { nanos, type Nanos } from "../../src/core/money.ts";
-import { minuteOf, WINDOW_MINUTES, type HourWindow } from "../../src/core/hour-window.ts";
+import { minuteOf, WINDOW_MINUTES, type HourWindow } from "../../src/core/billing/hour-window.ts";
 import type { ApiKey } from "../../src/core/store.ts";
 import type { Store } from "../../src/core/ports.ts";
 import type { Database } from "../../src/db/database.ts";

@@ -1,7 +1,7 @@
 // What `gateway doctor` calls, faked on loopback: a provider's GET /v1/models and Stripe's price
 // lookups, each answering only the right bearer key, and counting what they were asked.
 import { PROVIDERS } from "../../src/core/catalog.ts";
-import { CREDIT_PACKS, PACK_IDS } from "../../src/core/packs.ts";
+import { CREDIT_PACKS, PACK_IDS } from "../../src/core/checkout/packs.ts";
 
 export interface DoctorFakes {
   /** Environment for a configuration that passes every check against these fakes. */

@@ -1,5 +1,5 @@
 // What the API-key tests share: the key's formats and messages, and helpers over a user's session.
-import { generateKeySecret, hashKey, keyPrefix } from "../../src/core/keys.ts";
+import { generateKeySecret, hashKey, keyPrefix } from "../../src/core/keys/secret.ts";
 import { nanos } from "../../src/core/money.ts";
 import { readJson } from "./http.ts";
 import { signUpUser, type Browser } from "./session.ts";

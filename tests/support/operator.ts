@@ -1,5 +1,5 @@
 // Operators for the console's tests: accounts made as `gateway users create --admin` makes them.
-import { hashPassword } from "../../src/core/auth.ts";
+import { hashPassword } from "../../src/core/accounts/sign-in.ts";
 import type { Store } from "../../src/core/ports.ts";
 import { logInUser, PASSWORD, uniqueEmail, type Browser } from "./session.ts";
 

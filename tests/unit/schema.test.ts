@@ -5,7 +5,7 @@ const dir = new URL("../../src/db/schema/", import.meta.url);
 
 test("the Postgres schema is the one generated from the SQLite schema", async () => {
   const sqlite = await Bun.file(new URL("sqlite.ts", dir)).text();
-  const pg = await Bun.file(new URL("pg.ts", dir)).text();
+  const pg = await Bun.file(new URL("pg.gen.ts", dir)).text();
   expect(pg).toBe(pgSchemaFrom(sqlite));
 });
 

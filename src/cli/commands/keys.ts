@@ -2,7 +2,7 @@ import type { Command } from "commander";
 import {
   issueKey, KEY_ROTATED, keyCreatedView, keyListView, parseKeyChange, parseNewKey, revokeKey, rotateKey,
   type KeyField, type Parsed,
-} from "../../core/key-rules.ts";
+} from "../../core/keys/rules.ts";
 import type { ApiKey } from "../../core/store.ts";
 import type { Store } from "../../core/ports.ts";
 import { withStore } from "../context.ts";

@@ -1,7 +1,7 @@
 import type { Command } from "commander";
-import type { CheckoutRecord } from "../../core/checkout.ts";
+import type { CheckoutRecord } from "../../core/checkout/sessions.ts";
 import { formatUsd } from "../../core/money.ts";
-import { CREDIT_PACKS, isPackId } from "../../core/packs.ts";
+import { CREDIT_PACKS, isPackId } from "../../core/checkout/packs.ts";
 import { withStore } from "../context.ts";
 import { printRecords, type Output } from "../output.ts";
 import { requireAccount } from "../args.ts";

@@ -1,5 +1,5 @@
 import type { Command } from "commander";
-import { usageCsv } from "../../core/usage-export.ts";
+import { usageCsv } from "../../core/usage/export.ts";
 import { withStore } from "../context.ts";
 import { printResult, type Output } from "../output.ts";
 import { requireAccount } from "../args.ts";

@@ -1,6 +1,6 @@
 import type { Command } from "commander";
-import { auditPage, parseAuditPage } from "../../core/audit.ts";
-import { freeCreditOffer } from "../../core/auth.ts";
+import { auditPage, parseAuditPage } from "../../core/accounts/audit.ts";
+import { freeCreditOffer } from "../../core/accounts/sign-in.ts";
 import { formatUsd } from "../../core/money.ts";
 import { withStore } from "../context.ts";
 import { CliError, printRecords, printResult, type Output } from "../output.ts";

@@ -1,6 +1,6 @@
 import type { Command } from "commander";
-import { accountState } from "../../core/accounts.ts";
-import { hashPassword, parseEmail, parsePassword } from "../../core/auth.ts";
+import { accountState } from "../../core/accounts/state.ts";
+import { hashPassword, parseEmail, parsePassword } from "../../core/accounts/sign-in.ts";
 import { formatUsd } from "../../core/money.ts";
 import type { Account, AccountChange } from "../../core/store.ts";
 import { requireAccount, usdFlag } from "../args.ts";

@@ -1,6 +1,6 @@
 import type { Config } from "../../config.ts";
 import { parseUsd } from "../../core/money.ts";
-import { CREDIT_PACKS, PACK_IDS, type CreditPack } from "../../core/packs.ts";
+import { CREDIT_PACKS, PACK_IDS, type CreditPack } from "../../core/checkout/packs.ts";
 import { probe, type Check } from "./check.ts";
 
 const STRIPE_API = "https://api.stripe.com";

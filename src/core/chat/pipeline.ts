@@ -3,8 +3,8 @@
 // Each step's rules live in the file it names; this one only puts them in order.
 import type { Model } from "../catalog.ts";
 import { AppError, isAppError } from "../errors.ts";
-import type { ReservationPolicy } from "../reservation.ts";
-import { keyRefusal, type Caller } from "../key-auth.ts";
+import type { ReservationPolicy } from "../billing/reservation.ts";
+import { keyRefusal, type Caller } from "../keys/auth.ts";
 import type { Admission } from "../store.ts";
 import { BillingSession, type BillingPorts } from "./billing.ts";
 import { choicesFor, upstreamBody, type UpstreamRequest } from "./families.ts";

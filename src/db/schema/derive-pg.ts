@@ -2,7 +2,7 @@
 
 const SQLITE_IMPORT = /^import \{([^}]*)\} from "drizzle-orm\/sqlite-core";$/m;
 
-/** The text of src/db/schema/pg.ts for the text of src/db/schema/sqlite.ts. */
+/** The text of src/db/schema/pg.gen.ts for the text of src/db/schema/sqlite.ts. */
 export function pgSchemaFrom(sqliteSource: string): string {
   const match = SQLITE_IMPORT.exec(sqliteSource);
   if (!match) throw new Error("sqlite.ts must import from drizzle-orm/sqlite-core in one line");

@@ -1,8 +1,8 @@
-// The data model, written once: src/db/schema/pg.ts is generated from this file for Postgres
+// The data model, written once: src/db/schema/pg.gen.ts is generated from this file for Postgres
 // (scripts/schema-pg.ts, run by `make migrations`). Money is integer nano-USD, times are epoch milliseconds,
 // flags are 0/1 integers, so that one set of SQL statements serves both dialects.
 import { index, integer, primaryKey, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
-import type { CheckoutStatus } from "../../core/checkout.ts";
+import type { CheckoutStatus } from "../../core/checkout/sessions.ts";
 import type { Nanos } from "../../core/money.ts";
 
 const bigint = (name: string) => integer(name, { mode: "number" });

@@ -1,18 +1,18 @@
 import { and, count, desc, eq, gte, inArray, ne, sql, sum, type AnyColumn, type SQL } from "drizzle-orm";
-import type { AdminAccountStore } from "../../core/admin-actions.ts";
-import type { NewAuditEvent } from "../../core/audit.ts";
-import type { AdminStatsStore, DayCredits, DayUsage, ModelUsage } from "../../core/admin-stats.ts";
+import type { AdminAccountStore } from "../../core/admin/actions.ts";
+import type { NewAuditEvent } from "../../core/accounts/audit.ts";
+import type { AdminStatsStore, DayCredits, DayUsage, ModelUsage } from "../../core/admin/stats.ts";
 import { nanos } from "../../core/money.ts";
 import type { Account } from "../../core/store.ts";
 import type { Database } from "../database.ts";
 import { accounts, ledgerEntries, reservations, usageLogs } from "../schema/sqlite.ts";
 import { big, int, type Work } from "../sql.ts";
 import { build, query, records, utcDay } from "../typed.ts";
-import { appendLedger } from "./accounts.ts";
-import { recordAudit } from "./audit.ts";
+import { appendLedger } from "./accounts/records.ts";
+import { recordAudit } from "./accounts/audit.ts";
 import { updateModel } from "./models.ts";
 import { toAccount } from "./rows.ts";
-import { updateAccount } from "./users.ts";
+import { updateAccount } from "./accounts/users.ts";
 
 /** Runs `work` and, when it found what it changes (not null), records its audit event in the same transaction. */
 function* audited<T>(work: Work<T | null>, audit: (result: T) => NewAuditEvent): Work<T | null> {

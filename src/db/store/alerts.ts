@@ -1,4 +1,4 @@
-import { alertTransition, type AlertStore, type PendingAlert } from "../../core/alerts.ts";
+import { alertTransition, type AlertStore, type PendingAlert } from "../../core/alerts/low-balance.ts";
 import { nanos, type Nanos } from "../../core/money.ts";
 import type { Database } from "../database.ts";
 import type { Dialect } from "../migration-files.ts";

@@ -1,22 +1,22 @@
 import type { Store } from "../../core/ports.ts";
 import type { Database } from "../database.ts";
 import { first } from "../sql.ts";
-import { accountGuardStore } from "./account-guard.ts";
-import { accountLinkStore } from "./account-links.ts";
-import { accountStore } from "./accounts.ts";
+import { accountGuardStore } from "./accounts/guard.ts";
+import { accountLinkStore } from "./accounts/links.ts";
+import { accountStore } from "./accounts/records.ts";
 import { adminStore } from "./admin.ts";
 import { alertStore } from "./alerts.ts";
-import { auditStore } from "./audit.ts";
+import { auditStore } from "./accounts/audit.ts";
 import { billingStore } from "./billing/index.ts";
-import { checkoutStore } from "./checkout.ts";
-import { dashboardStore } from "./dashboard.ts";
-import { keyManagementStore, keyStore } from "./keys.ts";
+import { checkoutStore } from "./checkout/sessions.ts";
+import { dashboardStore } from "./usage/history.ts";
+import { keyManagementStore, keyStore } from "./keys/manage.ts";
 import { modelStore } from "./models.ts";
-import { rateLimitStore } from "./rate-limits.ts";
-import { sessionStore } from "./sessions.ts";
-import { usageExportStore } from "./usage-export.ts";
-import { userStore } from "./users.ts";
-import { checkoutEventStore } from "./webhooks.ts";
+import { rateLimitStore } from "./accounts/rate-limits.ts";
+import { sessionStore } from "./accounts/sessions.ts";
+import { usageExportStore } from "./usage/export.ts";
+import { userStore } from "./accounts/users.ts";
+import { checkoutEventStore } from "./checkout/events.ts";
 
 /** The one store behind core's ports, over either dialect. */
 export function createStore(db: Database): Store {

@@ -1,6 +1,6 @@
 import nodemailer from "nodemailer";
 import type { Config } from "../../config.ts";
-import type { Mailer } from "../../core/alerts.ts";
+import type { Mailer } from "../../core/alerts/low-balance.ts";
 import type { Logger } from "../log.ts";
 
 interface ClosableMailer extends Mailer {

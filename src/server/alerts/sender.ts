@@ -1,5 +1,5 @@
 import type { Config } from "../../config.ts";
-import { sendDueAlerts, type AlertStore } from "../../core/alerts.ts";
+import { sendDueAlerts, type AlertStore } from "../../core/alerts/low-balance.ts";
 import type { Logger } from "../log.ts";
 import { alertMailer } from "./mailer.ts";
 

@@ -1,10 +1,10 @@
 import { Elysia } from "elysia";
-import { hashSessionToken } from "../../core/auth-session.ts";
-import { catalogModelView } from "../../core/admin.ts";
-import { accountState } from "../../core/accounts.ts";
+import { hashSessionToken } from "../../core/accounts/session.ts";
+import { catalogModelView } from "../../core/admin/rules.ts";
+import { accountState } from "../../core/accounts/state.ts";
 import { formatUsd } from "../../core/money.ts";
 import type { Account, ModelStore } from "../../core/store.ts";
-import { CREDIT_PACKS, PACK_IDS } from "../../core/packs.ts";
+import { CREDIT_PACKS, PACK_IDS } from "../../core/checkout/packs.ts";
 import type { AppDeps } from "../deps.ts";
 import { sessionToken } from "../session.ts";
 import { clientScript, styleSheet } from "./assets.ts" with { type: "macro" };

@@ -1,5 +1,5 @@
 import type Stripe from "stripe";
-import type { ReceiptStore } from "../../core/checkout.ts";
+import type { ReceiptStore } from "../../core/checkout/sessions.ts";
 import type { Logger } from "../log.ts";
 import { receiptUrl } from "./stripe.ts";
 

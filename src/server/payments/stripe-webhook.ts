@@ -1,5 +1,5 @@
 import Stripe from "stripe";
-import type { ProviderEvent } from "../../core/checkout-events.ts";
+import type { ProviderEvent } from "../../core/checkout/events.ts";
 import { AppError } from "../../core/errors.ts";
 import type { Logger } from "../log.ts";
 

@@ -1,6 +1,6 @@
 import Stripe from "stripe";
 import type { Config } from "../../config.ts";
-import type { CheckoutProvider } from "../../core/checkout.ts";
+import type { CheckoutProvider } from "../../core/checkout/sessions.ts";
 import type { Logger } from "../log.ts";
 
 /** Retries of a failed API call; the idempotency key makes them create one session. */

@@ -2,7 +2,7 @@
 // with the same per-family quirks as the chat path.
 import type { ProviderConfig } from "../../config.ts";
 import type { Provider } from "../../core/catalog.ts";
-import type { AskModel } from "../../core/estimator.ts";
+import type { AskModel } from "../../core/estimator/answer.ts";
 import { quirksOf } from "../../core/chat/families.ts";
 import { readUpstreamJson, send } from "./openai-compatible.ts";
 

@@ -1,10 +1,10 @@
 import { Elysia } from "elysia";
-import { parseAccountQuery, parseGrant, parseModelChange, parsePage, requireOperator, ADMIN_PAGES } from "../../core/admin.ts";
+import { parseAccountQuery, parseGrant, parseModelChange, parsePage, requireOperator, ADMIN_PAGES } from "../../core/admin/rules.ts";
 import {
   accountDetail, adminAuditPage, catalogList, editModel, grantCredits, searchAccounts, setBanned, type AdminPorts, type OperatorAct,
-} from "../../core/admin-actions.ts";
-import { adminStats, parseStatsDays } from "../../core/admin-stats.ts";
-import { parseAuditPage } from "../../core/audit.ts";
+} from "../../core/admin/actions.ts";
+import { adminStats, parseStatsDays } from "../../core/admin/stats.ts";
+import { parseAuditPage } from "../../core/accounts/audit.ts";
 import type { AppDeps } from "../deps.ts";
 import { clientIp } from "../client-ip.ts";
 import { json, methodNotAllowed, plainError } from "../http.ts";

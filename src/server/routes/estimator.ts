@@ -1,9 +1,9 @@
 import { Elysia } from "elysia";
 import { FALLBACK_CATALOG, type Model } from "../../core/catalog.ts";
 import { AppError, isAppError, MESSAGES } from "../../core/errors.ts";
-import { answerEstimator, type AskModel } from "../../core/estimator.ts";
-import { parseEstimatorRequest } from "../../core/estimator-request.ts";
-import { estimatorReply } from "../../core/estimator-text.ts";
+import { answerEstimator, type AskModel } from "../../core/estimator/answer.ts";
+import { parseEstimatorRequest } from "../../core/estimator/request.ts";
+import { estimatorReply } from "../../core/estimator/text.ts";
 import type { AppDeps } from "../deps.ts";
 import { readJsonBody } from "../body.ts";
 import { clientIp } from "../client-ip.ts";

@@ -1,5 +1,5 @@
 import { Elysia } from "elysia";
-import { applyCheckoutEvent, readCheckoutEvent } from "../../core/checkout-events.ts";
+import { applyCheckoutEvent, readCheckoutEvent } from "../../core/checkout/events.ts";
 import { formatUsd } from "../../core/money.ts";
 import type { AppDeps } from "../deps.ts";
 import { json, methodNotAllowed, plainError } from "../http.ts";

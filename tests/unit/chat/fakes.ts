@@ -7,7 +7,7 @@ import type { StreamSink } from "../../../src/core/chat/relay.ts";
 import type { Usage } from "../../../src/core/chat/usage.ts";
 import { FALLBACK_CATALOG, type Model } from "../../../src/core/catalog.ts";
 import { nanos, type Nanos } from "../../../src/core/money.ts";
-import type { Caller } from "../../../src/core/key-auth.ts";
+import type { Caller } from "../../../src/core/keys/auth.ts";
 import type {
   Admission,
   BillingStore,

@@ -1,9 +1,9 @@
-import { keyRefusal } from "../../../core/key-auth.ts";
+import { keyRefusal } from "../../../core/keys/auth.ts";
 import type { Admission, BillingStore, KeyAdmission } from "../../../core/store.ts";
 import { batched } from "../../batched.ts";
 import type { Database } from "../../database.ts";
 import { rows, type Work } from "../../sql.ts";
-import { findKeysByHash, found, KEY_WITH_HOLDER, keyLookup } from "../key-lookup.ts";
+import { findKeysByHash, found, KEY_WITH_HOLDER, keyLookup } from "../keys/lookup.ts";
 import { admitMany } from "./admit-batch.ts";
 import { ASYNC_COMMIT } from "./async-commit.ts";
 import { hasKeyLimits } from "./reserve.ts";

@@ -1,5 +1,5 @@
 import { nanos } from "../../../core/money.ts";
-import { decideReservation, type ReservationSnapshot } from "../../../core/reservation.ts";
+import { decideReservation, type ReservationSnapshot } from "../../../core/billing/reservation.ts";
 import type { NewReservation, ReservationOutcome } from "../../../core/store.ts";
 import type { Dialect } from "../../migration-files.ts";
 import { big, exec, first, int, type Work } from "../../sql.ts";

@@ -1,6 +1,6 @@
 import { nanos, type Nanos } from "../../../core/money.ts";
 import type { Settlement } from "../../../core/store.ts";
-import { minuteOf } from "../../../core/hour-window.ts";
+import { minuteOf } from "../../../core/billing/hour-window.ts";
 import { big, rows, type Work } from "../../sql.ts";
 import { INSERT_USAGE_LOG } from "./usage-log.ts";
 
@@ -13,7 +13,7 @@ import { INSERT_USAGE_LOG } from "./usage-log.ts";
  *
  * It does what `settle` does, in the same lock order as the batch: the reservation, the charge's
  * idempotency key, the account, the key and the windows. The low-balance alert is
- * `alertTransition` (src/core/alerts.ts) for one charge, judged on the account row as locked.
+ * `alertTransition` (src/core/alerts/low-balance.ts) for one charge, judged on the account row as locked.
  * Each step waits for the one before through a subquery, since Postgres otherwise runs
  * data-modifying CTEs in no set order. Returns the balance after the charge, or no row when the
  * charge was already in the ledger: then nothing changes, the reservation included (as

@@ -1,5 +1,5 @@
 import { nanos, type Nanos } from "../../../core/money.ts";
-import { minuteOf } from "../../../core/hour-window.ts";
+import { minuteOf } from "../../../core/billing/hour-window.ts";
 import type { Settlement } from "../../../core/store.ts";
 import type { Database } from "../../database.ts";
 import { big, first, rows, type Work } from "../../sql.ts";
@@ -39,7 +39,7 @@ const TAKE_AND_CHARGE = `input AS (
 
 /**
  * The accounts debited, each charge judged on the balance before and after it. This repeats
- * `alertTransition` (src/core/alerts.ts) in SQL: the first charge to cross the threshold
+ * `alertTransition` (src/core/alerts/low-balance.ts) in SQL: the first charge to cross the threshold
  * downward queues the alert when the account was armed, or re-armed by an earlier charge of the
  * batch; the account ends disarmed after a crossing, re-armed when it ends at or above it.
  */

@@ -1,7 +1,7 @@
 import { nanos, type Nanos } from "../../../core/money.ts";
 import type { Settlement } from "../../../core/store.ts";
 import type { Work } from "../../sql.ts";
-import { appendLedger } from "../accounts.ts";
+import { appendLedger } from "../accounts/records.ts";
 import { takeReservation } from "./release.ts";
 import type { Held } from "./usage-log.ts";
 import { writeUsageLog } from "./usage-log.ts";

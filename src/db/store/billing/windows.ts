@@ -1,4 +1,4 @@
-import { minuteOf, windowStartMinute, type MinuteUsage } from "../../../core/hour-window.ts";
+import { minuteOf, windowStartMinute, type MinuteUsage } from "../../../core/billing/hour-window.ts";
 import { nanos, type Nanos } from "../../../core/money.ts";
 import { big, exec, int, rows, type Work } from "../../sql.ts";
 import type { Held } from "./usage-log.ts";

@@ -1,10 +1,10 @@
 // What the JSON endpoints answer, typed from the server's own view functions (types only:
 // nothing of the server's code reaches the browser).
-import type { sessionList } from "../../../core/account-sessions.ts";
-import type { accountView } from "../../../core/accounts.ts";
-import type { auditPage } from "../../../core/audit.ts";
-import type { spendSummary, usagePage } from "../../../core/dashboard.ts";
-import type { keyCreatedView, keyListView } from "../../../core/key-rules.ts";
+import type { sessionList } from "../../../core/accounts/session-list.ts";
+import type { accountView } from "../../../core/accounts/state.ts";
+import type { auditPage } from "../../../core/accounts/audit.ts";
+import type { spendSummary, usagePage } from "../../../core/usage/history.ts";
+import type { keyCreatedView, keyListView } from "../../../core/keys/rules.ts";
 
 export type AccountView = ReturnType<typeof accountView>;
 export type SpendSummary = Awaited<ReturnType<typeof spendSummary>>;
@@ -42,11 +42,11 @@ export interface TotpEnabled {
 }
 
 // The operator console's reads and the dashboard's newer ones.
-import type { accountDetail, adminAuditPage, catalogList, grantCredits, searchAccounts } from "../../../core/admin-actions.ts";
-import type { adminAccountView, catalogModelView } from "../../../core/admin.ts";
-import type { adminStats } from "../../../core/admin-stats.ts";
-import type { modelSpend } from "../../../core/model-spend.ts";
-import type { purchaseList } from "../../../core/purchases.ts";
+import type { accountDetail, adminAuditPage, catalogList, grantCredits, searchAccounts } from "../../../core/admin/actions.ts";
+import type { adminAccountView, catalogModelView } from "../../../core/admin/rules.ts";
+import type { adminStats } from "../../../core/admin/stats.ts";
+import type { modelSpend } from "../../../core/usage/model-spend.ts";
+import type { purchaseList } from "../../../core/checkout/purchases.ts";
 
 export type CatalogModel = ReturnType<typeof catalogModelView>;
 export type CatalogList = Awaited<ReturnType<typeof catalogList>>;

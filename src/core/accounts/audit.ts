@@ -1,0 +1,90 @@
+import { AppError } from "../errors.ts";
+
+// The audit log: every security event of an account, for its owner (`GET /account/audit`) and
+// the operator. Types are a closed list so that readers (dashboard, console, CLI) can word them.
+
+export const AUDIT_EVENT_TYPES = [
+  "signup",
+  "email_verified",
+  "login",
+  "login_failed",
+  "password_changed",
+  "password_reset",
+  "session_ended",
+  "totp_enabled",
+  "totp_disabled",
+  "key_created",
+  "key_rotated",
+  "key_revoked",
+  "credits_granted",
+  "banned",
+  "unbanned",
+  // An operator's catalog edit (enable, disable, prices), recorded on the operator's own account.
+  "model_updated",
+] as const;
+
+export type AuditEventType = (typeof AUDIT_EVENT_TYPES)[number];
+
+/** One event as recorded. `ip` is null for events without a client (the CLI, the operator's tools). */
+export interface AuditEvent {
+  id: string;
+  accountId: string;
+  at: number;
+  type: AuditEventType;
+  ip: string | null;
+  /** A short sentence for people; never a token, password or secret. */
+  detail: string | null;
+}
+
+export interface NewAuditEvent {
+  accountId: string;
+  type: AuditEventType;
+  ip: string | null;
+  detail: string | null;
+  at: number;
+}
+
+export interface AuditStore {
+  recordAudit(event: NewAuditEvent): Promise<void>;
+  /**
+   * Up to `limit` events, newest first, skipping the `offset` newest: of one account, or of
+   * every account when `accountId` is null (the operator's view).
+   */
+  auditEvents(accountId: string | null, offset: number, limit: number): Promise<AuditEvent[]>;
+}
+
+/** Events per page of `GET /account/audit` (and the operator's `GET /admin/audit`). */
+export const AUDIT_PAGE_SIZE = 50;
+/** Pages beyond this are refused, which bounds the query's OFFSET. */
+export const AUDIT_MAX_PAGE = 1_000;
+
+/** `?page=N`: 1 when absent, else a whole number from 1 to AUDIT_MAX_PAGE, or a 400. */
+export function parseAuditPage(raw: unknown): number {
+  if (raw === undefined || raw === "") return 1;
+  const page = typeof raw === "string" && /^\d{1,4}$/.test(raw) ? Number(raw) : Number.NaN;
+  if (!Number.isInteger(page) || page < 1 || page > AUDIT_MAX_PAGE) {
+    throw new AppError("invalid_request_error", `page must be a whole number from 1 to ${AUDIT_MAX_PAGE}`);
+  }
+  return page;
+}
+
+export interface AuditPage {
+  page: number;
+  hasMore: boolean;
+  events: { id: string; at: string; type: AuditEventType; ip: string | null; detail: string | null }[];
+}
+
+/**
+ * One page of the audit log, newest first, for one account or (`accountId` null) for all.
+ * One row past the page is read to tell whether another follows, without counting.
+ */
+export async function auditPage(store: AuditStore, accountId: string | null, page: number): Promise<AuditPage> {
+  const found = await store.auditEvents(accountId, (page - 1) * AUDIT_PAGE_SIZE, AUDIT_PAGE_SIZE + 1);
+  return {
+    page,
+    hasMore: found.length > AUDIT_PAGE_SIZE,
+    events: found.slice(0, AUDIT_PAGE_SIZE).map((e) => ({
+      id: e.id, at: new Date(e.at).toISOString(), type: e.type, ip: e.ip, detail: e.detail,
+    })),
+  };
+}

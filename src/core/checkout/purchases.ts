@@ -1,0 +1,30 @@
+import type { CheckoutRecord, CheckoutStore } from "./sessions.ts";
+import { formatUsd } from "../money.ts";
+import { CREDIT_PACKS, isPackId } from "./packs.ts";
+
+const iso = (ms: number | null): string | null => (ms === null ? null : new Date(ms).toISOString());
+
+/**
+ * A credit pack purchase as the dashboard and the console show it: the pack, its price and
+ * credits, the checkout's status and, once paid, Stripe's receipt when Stripe gave one.
+ */
+export const purchaseView = (c: CheckoutRecord) => ({
+  id: c.id,
+  createdAt: iso(c.createdAt) as string,
+  packId: c.packId,
+  packName: isPackId(c.packId) ? CREDIT_PACKS[c.packId].name : c.packId,
+  priceUsd: isPackId(c.packId) ? CREDIT_PACKS[c.packId].priceUsd : null,
+  creditsUsd: formatUsd(c.credits, 2),
+  status: c.status,
+  paidAt: iso(c.paidAt),
+  receiptUrl: c.receiptUrl,
+});
+
+/**
+ * `GET /account/purchases`: the account's checkouts, newest first. Open ones are shown too (a
+ * payment Stripe has yet to confirm); a capacity hold that never reached Stripe is not a purchase.
+ */
+export async function purchaseList(store: Pick<CheckoutStore, "listCheckouts">, accountId: string) {
+  const all = await store.listCheckouts(accountId, { paidOnly: false });
+  return { purchases: all.filter((c) => c.id.startsWith("cs_")).map(purchaseView) };
+}

@@ -1,0 +1,154 @@
+import { AppError, MESSAGES } from "../errors.ts";
+import type { Nanos } from "../money.ts";
+import { CREDIT_PACKS, isPackId, type CreditPack, type PackId } from "./packs.ts";
+
+/** Stripe Checkout Sessions stay open 24 hours; an open one holds its credits against the capacity that long. */
+export const CHECKOUT_OPEN_MS = 24 * 60 * 60 * 1000;
+/**
+ * How long capacity is held while Stripe is asked for the session. Longer than the Stripe
+ * client's timeout with its retries, so a live request keeps its hold; a crashed one's lapses.
+ */
+export const CHECKOUT_HOLD_MS = 5 * 60 * 1000;
+
+/** `open` until paid, or closed by Stripe as `expired` (never paid) or `failed` (a delayed payment failed). */
+export type CheckoutStatus = "open" | "paid" | "expired" | "failed";
+
+/** A checkout session as the gateway recorded it. */
+export interface CheckoutRecord {
+  id: string;
+  accountId: string;
+  packId: string;
+  credits: Nanos;
+  status: CheckoutStatus;
+  createdAt: number;
+  expiresAt: number;
+  paidAt: number | null;
+  /** Stripe's receipt for the payment; null until Stripe gives one. */
+  receiptUrl: string | null;
+}
+
+export interface CheckoutHold {
+  accountId: string;
+  pack: Pick<CreditPack, "id" | "credits">;
+  /** Credits that may be sold per UTC month; null for no cap. */
+  capacity: Nanos | null;
+  /** Start of the current UTC month: paid purchases since then count. */
+  monthStart: number;
+  /** Open checkouts created after this (and not yet expired) count. */
+  openedSince: number;
+  holdExpiresAt: number;
+  now: number;
+}
+
+export interface CheckoutStore {
+  /**
+   * Records an open checkout of `pack` under a provisional id, unless the credits of this
+   * month's paid purchases and of the open checkouts, plus the pack's, would exceed the
+   * capacity. The count and the insert are atomic across instances.
+   */
+  holdCheckout(input: CheckoutHold): Promise<{ holdId: string } | { exhausted: true }>;
+  /** Gives a hold the id and expiry of the Stripe session created for it. */
+  openCheckout(holdId: string, session: { id: string; expiresAt: number }): Promise<void>;
+  /** Removes a hold whose session could not be created, giving its capacity back. */
+  dropCheckoutHold(holdId: string): Promise<void>;
+  /** The account's checkout sessions, newest first; only the paid ones when `paidOnly`. */
+  listCheckouts(accountId: string, options: { paidOnly: boolean }): Promise<CheckoutRecord[]>;
+}
+
+export interface ReceiptStore {
+  /** Keeps Stripe's receipt link of a paid session. */
+  setReceiptUrl(sessionId: string, url: string): Promise<void>;
+}
+
+export interface NewHostedCheckout {
+  priceId: string;
+  accountId: string;
+  packId: PackId;
+  successUrl: string;
+  cancelUrl: string;
+  /** Makes the provider's retries of one request create one session. */
+  idempotencyKey: string;
+}
+
+/** A session on the provider's hosted checkout page. */
+interface HostedCheckout {
+  id: string;
+  url: string;
+  /** Epoch ms; null when the provider did not say. */
+  expiresAt: number | null;
+}
+
+/** The payment provider (Stripe), as core needs it. */
+export interface CheckoutProvider {
+  createSession(input: NewHostedCheckout): Promise<HostedCheckout>;
+}
+
+export interface CheckoutDeps {
+  store: CheckoutStore;
+  /** Null when no provider is configured (no STRIPE_SECRET_KEY). */
+  provider: CheckoutProvider | null;
+  /** The provider's price per pack; a pack without one is not for sale. */
+  prices: Record<PackId, string | undefined>;
+  capacity: Nanos | null;
+  dashboardUrl: string;
+}
+
+/** The pack named by the body's `packId`, or the spec's 400 `Invalid pack ID`. */
+export function checkoutPack(body: Record<string, unknown>): CreditPack {
+  if (!isPackId(body.packId)) throw new AppError("invalid_request_error", MESSAGES.invalidPack);
+  return CREDIT_PACKS[body.packId];
+}
+
+/** Start of the UTC calendar month that contains `now`, epoch ms. */
+export function utcMonthStart(now: number): number {
+  const date = new Date(now);
+  return Date.UTC(date.getUTCFullYear(), date.getUTCMonth(), 1);
+}
+
+/** True when `credits` more can be sold: committed plus them may reach the cap but not pass it. */
+export const fitsCapacity = (capacity: Nanos | null, committed: Nanos, credits: Nanos): boolean =>
+  capacity === null || committed + credits <= capacity;
+
+/**
+ * Where Stripe sends the buyer back: the dashboard's top-up page, told how it went. Stripe
+ * replaces `{CHECKOUT_SESSION_ID}` with the session's id.
+ */
+const checkoutReturnUrls = (dashboardUrl: string) => ({
+  successUrl: `${dashboardUrl}/topup?checkout=success&session_id={CHECKOUT_SESSION_ID}`,
+  cancelUrl: `${dashboardUrl}/topup?checkout=cancelled`,
+});
+
+/**
+ * `POST /checkout`: checks the pack (400), its price (503) and the monthly capacity (409),
+ * holding the capacity before asking the provider so that two buyers cannot both take the
+ * last of it, then creates the hosted session (500 when that fails) and records it.
+ */
+export async function startCheckout(
+  deps: CheckoutDeps,
+  input: { accountId: string; body: Record<string, unknown>; now: number },
+): Promise<{ url: string; sessionId: string }> {
+  const { store, provider } = deps;
+  const { accountId, now } = input;
+  const pack = checkoutPack(input.body);
+  const priceId = deps.prices[pack.id];
+  if (provider === null || priceId === undefined) throw new AppError("unavailable", MESSAGES.packNotConfigured);
+
+  const hold = await store.holdCheckout({
+    accountId, pack, capacity: deps.capacity, monthStart: utcMonthStart(now), openedSince: now - CHECKOUT_OPEN_MS,
+    holdExpiresAt: now + CHECKOUT_HOLD_MS, now,
+  });
+  if ("exhausted" in hold) throw new AppError("conflict", MESSAGES.capacityExhausted);
+
+  let session: HostedCheckout;
+  try {
+    session = await provider.createSession({
+      priceId, accountId, packId: pack.id, ...checkoutReturnUrls(deps.dashboardUrl), idempotencyKey: hold.holdId,
+    });
+  } catch {
+    // If the hold cannot be dropped either, it lapses by itself at holdExpiresAt.
+    await store.dropCheckoutHold(hold.holdId).catch(() => {});
+    throw new AppError("internal", MESSAGES.checkoutFailed);
+  }
+  await store.openCheckout(hold.holdId, { id: session.id, expiresAt: session.expiresAt ?? now + CHECKOUT_OPEN_MS });
+  return { url: session.url, sessionId: session.id };
+}

@@ -1,0 +1,102 @@
+import type { AccountSecurityStore, SessionRecord, TotpState } from "../../../core/accounts/store.ts";
+import type { Database } from "../../database.ts";
+import { exec, first, int, intOrNull, rows, type Row, type Work } from "../../sql.ts";
+import { recordAudit } from "./audit.ts";
+
+// The session list and two-factor sign-in: what guards an account once its password is known.
+
+const toSession = (r: Row): SessionRecord => ({
+  tokenHash: r.token_hash as string,
+  createdAt: int(r.created_at),
+  lastSeenAt: intOrNull(r.last_seen_at),
+  expiresAt: int(r.expires_at),
+  ip: (r.ip as string | null) ?? null,
+  userAgent: (r.user_agent as string | null) ?? null,
+});
+
+function* listSessions(accountId: string, now: number): Work<SessionRecord[]> {
+  const found = yield* rows(
+    `SELECT token_hash, created_at, last_seen_at, expires_at, ip, user_agent FROM sessions
+     WHERE account_id = ? AND expires_at > ? ORDER BY created_at DESC, token_hash`,
+    accountId, now,
+  );
+  return found.map(toSession);
+}
+
+type EndInput = Parameters<AccountSecurityStore["endSessions"]>[0];
+
+function* endSessions(input: EndInput): Work<number> {
+  let ended = 0;
+  for (const tokenHash of input.tokenHashes) {
+    // The account is matched too: a session of another account is never ended from here.
+    const gone = yield* first("DELETE FROM sessions WHERE token_hash = ? AND account_id = ? RETURNING token_hash", tokenHash, input.accountId);
+    if (!gone) continue;
+    ended++;
+    yield* recordAudit({ accountId: input.accountId, type: "session_ended", ip: input.ip, detail: input.detail, at: input.now });
+  }
+  return ended;
+}
+
+function* totpState(accountId: string): Work<TotpState> {
+  const row = yield* first("SELECT totp_secret, totp_pending_secret, totp_last_step FROM accounts WHERE id = ?", accountId);
+  return {
+    secret: (row?.totp_secret as string | null) ?? null,
+    pendingSecret: (row?.totp_pending_secret as string | null) ?? null,
+    lastStep: intOrNull(row?.totp_last_step),
+  };
+}
+
+type EnableInput = Parameters<AccountSecurityStore["enableTotp"]>[0];
+
+function* enableTotp(input: EnableInput): Work<boolean> {
+  const enabled = yield* first(
+    `UPDATE accounts SET totp_secret = totp_pending_secret, totp_pending_secret = NULL, totp_enabled_at = ?, totp_last_step = ?
+     WHERE id = ? AND totp_secret IS NULL AND totp_pending_secret = ? RETURNING id`,
+    input.now, input.step, input.accountId, input.secret,
+  );
+  if (!enabled) return false;
+  yield* exec("DELETE FROM recovery_codes WHERE account_id = ?", input.accountId);
+  for (const codeHash of input.codeHashes) {
+    yield* exec("INSERT INTO recovery_codes (code_hash, account_id, created_at) VALUES (?, ?, ?)", codeHash, input.accountId, input.now);
+  }
+  yield* recordAudit({ accountId: input.accountId, type: "totp_enabled", ip: input.ip, detail: `${input.codeHashes.length} recovery codes`, at: input.now });
+  return true;
+}
+
+function* disableTotp(input: { accountId: string; ip: string; now: number }): Work<void> {
+  const disabled = yield* first(
+    `UPDATE accounts SET totp_secret = NULL, totp_pending_secret = NULL, totp_enabled_at = NULL, totp_last_step = NULL
+     WHERE id = ? AND totp_secret IS NOT NULL RETURNING id`,
+    input.accountId,
+  );
+  if (!disabled) return;
+  yield* exec("DELETE FROM recovery_codes WHERE account_id = ?", input.accountId);
+  yield* recordAudit({ accountId: input.accountId, type: "totp_disabled", ip: input.ip, detail: null, at: input.now });
+}
+
+export const accountGuardStore = (db: Database) => ({
+  listSessions: (accountId: string, now: number) => db.run(listSessions(accountId, now)),
+  endSessions: (input: EndInput) => db.transaction(endSessions(input)),
+  touchSession: async (tokenHash: string, lastSeenAt: number, expiresAt: number) => {
+    await db.run(exec("UPDATE sessions SET last_seen_at = ?, expires_at = ? WHERE token_hash = ?", lastSeenAt, expiresAt, tokenHash));
+  },
+  totpState: (accountId: string) => db.run(totpState(accountId)),
+  setPendingTotp: async (accountId: string, secret: string) => {
+    await db.run(exec("UPDATE accounts SET totp_pending_secret = ? WHERE id = ? AND totp_secret IS NULL", secret, accountId));
+  },
+  enableTotp: (input: EnableInput) => db.transaction(enableTotp(input)),
+  disableTotp: (input: { accountId: string; ip: string; now: number }) => db.transaction(disableTotp(input)),
+  // Replays are refused by the condition: a step at or before the last one accepted never passes.
+  acceptTotpStep: async (accountId: string, step: number) =>
+    (await db.run(first(
+      "UPDATE accounts SET totp_last_step = ? WHERE id = ? AND (totp_last_step IS NULL OR totp_last_step < ?) RETURNING id",
+      step, accountId, step,
+    ))) !== undefined,
+  useRecoveryCode: async (accountId: string, codeHash: string, now: number) =>
+    (await db.run(first(
+      "UPDATE recovery_codes SET used_at = ? WHERE code_hash = ? AND account_id = ? AND used_at IS NULL RETURNING code_hash",
+      now, codeHash, accountId,
+    ))) !== undefined,
+  recoveryCodesLeft: async (accountId: string) =>
+    int((await db.run(first("SELECT COUNT(*) AS n FROM recovery_codes WHERE account_id = ? AND used_at IS NULL", accountId)))?.n),
+});

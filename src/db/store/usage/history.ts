@@ -1,0 +1,63 @@
+import { and, asc, count, desc, eq, gte, lt, sql, sum } from "drizzle-orm";
+import { type DashboardStore, type DaySpend, type UsageLogEntry } from "../../../core/usage/history.ts";
+import type { ModelDaySpend, ModelSpendStore } from "../../../core/usage/model-spend.ts";
+import { nanos, type Nanos } from "../../../core/money.ts";
+import type { UsageFilter } from "../../../core/usage/filter.ts";
+import type { Database } from "../../database.ts";
+import { apiKeys, usageLogs as logs } from "../../schema/sqlite.ts";
+import { big, int, type Row, type Work } from "../../sql.ts";
+import { build, query, record, utcDay } from "../../typed.ts";
+import { toUsage } from "./export.ts";
+
+const text = (value: unknown) => (typeof value === "string" ? value : null);
+
+const toEntry = (r: Row): UsageLogEntry => {
+  const log = record(logs, r);
+  return { ...toUsage(log), keyName: text(r.key_name), keyPrefix: text(r.key_prefix), error: log.error };
+};
+
+/** The account's logs, narrowed by the filter's fields that are set. */
+const filtered = (accountId: string, filter: UsageFilter) =>
+  and(
+    eq(logs.accountId, accountId),
+    filter.keyId === undefined ? undefined : eq(logs.keyId, filter.keyId),
+    filter.model === undefined ? undefined : eq(logs.model, filter.model),
+    filter.status === undefined ? undefined : eq(logs.status, filter.status),
+    filter.from === undefined ? undefined : gte(logs.createdAt, filter.from),
+    filter.until === undefined ? undefined : lt(logs.createdAt, filter.until),
+  );
+
+function* usageLogs(accountId: string, offset: number, limit: number, filter: UsageFilter): Work<UsageLogEntry[]> {
+  // The key's account is matched too, so that a log can never show another account's key.
+  const found = yield* query(build.select({ log: logs, keyName: sql`${apiKeys.name}`.as("key_name"), keyPrefix: sql`${apiKeys.prefix}`.as("key_prefix") })
+    .from(logs).leftJoin(apiKeys, and(eq(apiKeys.id, logs.keyId), eq(apiKeys.accountId, logs.accountId)))
+    .where(filtered(accountId, filter)).orderBy(desc(logs.createdAt), desc(logs.id)).limit(limit).offset(offset));
+  return found.map(toEntry);
+}
+
+const since = (accountId: string, from: number) => and(eq(logs.accountId, accountId), gte(logs.createdAt, from));
+const totals = { spend: sum(logs.costNanos).as("spend"), requests: count().as("requests") };
+
+function* spendByDay(accountId: string, from: number): Work<DaySpend[]> {
+  const found = yield* query(build.select({ day: utcDay(logs.createdAt).as("day"), ...totals }).from(logs)
+    .where(since(accountId, from)).groupBy(sql`day`).orderBy(sql`day`));
+  return found.map((r) => ({ day: int(r.day), spend: nanos(big(r.spend)), requests: int(r.requests) }));
+}
+
+function* spendByModelDay(accountId: string, from: number): Work<ModelDaySpend[]> {
+  const found = yield* query(build.select({ day: utcDay(logs.createdAt).as("day"), model: logs.model, ...totals }).from(logs)
+    .where(since(accountId, from)).groupBy(sql`day`, logs.model).orderBy(sql`day`, asc(logs.model)));
+  return found.map((r) => ({ day: int(r.day), model: String(r.model), spend: nanos(big(r.spend)), requests: int(r.requests) }));
+}
+
+function* spendSince(accountId: string, from: number): Work<{ spend: Nanos; requests: number }> {
+  const [row] = yield* query(build.select(totals).from(logs).where(since(accountId, from)));
+  return { spend: nanos(big(row?.spend)), requests: int(row?.requests) };
+}
+
+export const dashboardStore = (db: Database): DashboardStore & ModelSpendStore => ({
+  usageLogs: (accountId, offset, limit, filter = {}) => db.run(usageLogs(accountId, offset, limit, filter)),
+  spendByModelDay: (accountId, from) => db.run(spendByModelDay(accountId, from)),
+  spendByDay: (accountId, from) => db.run(spendByDay(accountId, from)),
+  spendSince: (accountId, from) => db.run(spendSince(accountId, from)),
+});

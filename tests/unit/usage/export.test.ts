@@ -1,0 +1,81 @@
+import { expect, test } from "bun:test";
+import { nanos } from "../../../src/core/money.ts";
+import type { UsageCursor, UsageExportRow, UsageExportStore } from "../../../src/core/usage/export.ts";
+import { usageCsv, usageCsvFilename, usageCsvRecord } from "../../../src/core/usage/export.ts";
+
+const HEADER = "date,model,requested_model,prompt_tokens,completion_tokens,cost_usd,latency_ms,status\r\n";
+
+const log = (n: number): UsageExportRow => ({
+  id: `id-${String(n).padStart(5, "0")}`,
+  createdAt: 1_800_000_000_000 - n * 1000,
+  model: "gpt-5.4-mini",
+  requestedModel: "gpt-5.4-mini",
+  promptTokens: n,
+  completionTokens: 2 * n,
+  cost: nanos(n),
+  latencyMs: 100 + n,
+  status: "success",
+});
+
+/** A store holding `count` logs, newest first, that records the pages asked for. */
+function fakeStore(count: number) {
+  const logs = Array.from({ length: count }, (_, n) => log(n));
+  const asked: { after: UsageCursor | null; limit: number }[] = [];
+  const store: UsageExportStore = {
+    usageLogPage: async (_accountId, after, limit) => {
+      asked.push({ after, limit });
+      const start = after === null ? 0 : logs.findIndex((l) => l.id === after.id) + 1;
+      return logs.slice(start, start + limit);
+    },
+  };
+  return { store, asked };
+}
+
+const collect = async (chunks: AsyncGenerator<string>) => {
+  const out: string[] = [];
+  for await (const chunk of chunks) out.push(chunk);
+  return out;
+};
+
+test("a record has the ISO date, exact 9-decimal cost and integer latency", () => {
+  expect(usageCsvRecord({ ...log(0), createdAt: Date.UTC(2026, 0, 2, 3, 4, 5, 6), cost: nanos(1_234_567_891n), latencyMs: 850 })).toBe(
+    "2026-01-02T03:04:05.006Z,gpt-5.4-mini,gpt-5.4-mini,0,0,1.234567891,850,success\r\n",
+  );
+  expect(usageCsvRecord({ ...log(1), requestedModel: 'odd,"name"', status: "error", cost: nanos(0) })).toEndWith(
+    ',"odd,""name""",1,2,0.000000000,101,error\r\n',
+  );
+});
+
+test("the filename carries the UTC date", () => {
+  expect(usageCsvFilename(Date.UTC(2026, 11, 31, 23, 59, 59))).toBe("gateway-usage-2026-12-31.csv");
+});
+
+test("no logs is the header alone", async () => {
+  expect(await collect(usageCsv(fakeStore(0).store, "a"))).toEqual([HEADER]);
+});
+
+test("logs come page by page, newest first, each page starting after the last", async () => {
+  const { store, asked } = fakeStore(450);
+  const chunks = await collect(usageCsv(store, "a"));
+  expect(chunks).toHaveLength(3);
+  expect(chunks.join("")).toBe(HEADER + Array.from({ length: 450 }, (_, n) => usageCsvRecord(log(n))).join(""));
+  expect(asked).toEqual([
+    { after: null, limit: 200 },
+    { after: { createdAt: log(199).createdAt, id: log(199).id }, limit: 200 },
+    { after: { createdAt: log(399).createdAt, id: log(399).id }, limit: 200 },
+  ]);
+});
+
+test("stops at the latest 1,000 logs, without asking for more", async () => {
+  const { store, asked } = fakeStore(1_234);
+  const text = (await collect(usageCsv(store, "a"))).join("");
+  expect(text.split("\r\n").filter(Boolean)).toHaveLength(1 + 1_000);
+  expect(text).toContain(usageCsvRecord(log(999)));
+  expect(text).not.toContain(usageCsvRecord(log(1_000)));
+  expect(asked.map((a) => a.limit)).toEqual([200, 200, 200, 200, 200]);
+});
+
+test("reads the first page before yielding anything, so a failing query fails the first step", async () => {
+  const failing: UsageExportStore = { usageLogPage: async () => { throw new Error("db down"); } };
+  await expect(usageCsv(failing, "a").next()).rejects.toThrow("db down");
+});
