@@ -1,9 +1,15 @@
 import { PROVIDERS, type Provider } from "./core/catalog.ts";
 import { parseUsd, type Nanos } from "./core/money.ts";
 import { PACK_IDS, type PackId } from "./core/checkout/packs.ts";
+import { AGENT_BODY_LIMIT_BYTES, BODY_LIMIT_BYTES } from "./server/body.ts";
+
+/** The largest body limit an operator may set: a request body is held in memory whole. */
+const MAX_BODY_BYTES = 256 * 1024 * 1024;
 
 export interface ProviderConfig {
   baseUrl: string;
+  /** The provider's Anthropic-compatible API (`<P>_ANTHROPIC_BASE_URL`): `/v1/messages` is forwarded there natively; null: translated. */
+  anthropicBaseUrl: string | null;
   /** `<P>_API_KEY` as a comma-separated list; empty when unset. */
   apiKeys: string[];
 }
@@ -19,6 +25,10 @@ export interface Config {
   dashboardUrl: string;
   providers: Record<Provider, ProviderConfig>;
   providerTimeoutMs: number;
+  /** The body limit of `/v1/chat/completions` (the spec's 64 KB unless raised for coding agents). */
+  chatMaxBodyBytes: number;
+  /** The body limit of `/v1/messages` and `/v1/responses`, where agents send their whole sessions. */
+  agentMaxBodyBytes: number;
   /** What a client leaving mid-stream means: release the reservation (the spec's rule), or read on and charge. */
   streamDisconnectPolicy: StreamDisconnectPolicy;
   stripe: {
@@ -71,6 +81,13 @@ const DEFAULT_PROVIDER_URLS: Record<Provider, string> = {
   moonshot: "https://api.moonshot.ai/v1",
   xai: "https://api.x.ai/v1",
   meta: "https://api.llama.com/compat/v1",
+};
+
+// Providers that document an Anthropic-compatible API (DeepSeek: api-docs.deepseek.com/guides/anthropic_api;
+// Moonshot: api.moonshot.ai/anthropic, used by Claude Code with Kimi models).
+const DEFAULT_ANTHROPIC_URLS: Partial<Record<Provider, string>> = {
+  deepseek: "https://api.deepseek.com/anthropic",
+  moonshot: "https://api.moonshot.ai/anthropic",
 };
 
 type Env = Record<string, string | undefined>;
@@ -137,7 +154,11 @@ export function loadConfig(env: Env = process.env, overrides: ConfigOverrides = 
     PROVIDERS.map((p) => {
       const prefix = p.toUpperCase();
       const apiKeys = (read(`${prefix}_API_KEY`) ?? "").split(",").map((k) => k.trim()).filter(Boolean);
-      return [p, { baseUrl: url(`${prefix}_BASE_URL`, DEFAULT_PROVIDER_URLS[p]), apiKeys }];
+      // Set but empty turns a default off: that provider's Messages requests are translated.
+      const anthropicName = `${prefix}_ANTHROPIC_BASE_URL`;
+      const anthropicDefault = env[anthropicName]?.trim() === "" ? undefined : DEFAULT_ANTHROPIC_URLS[p];
+      const anthropic = read(anthropicName) !== undefined || anthropicDefault ? url(anthropicName, anthropicDefault ?? "") : null;
+      return [p, { baseUrl: url(`${prefix}_BASE_URL`, DEFAULT_PROVIDER_URLS[p]), anthropicBaseUrl: anthropic, apiKeys }];
     }),
   ) as Record<Provider, ProviderConfig>;
 
@@ -155,6 +176,8 @@ export function loadConfig(env: Env = process.env, overrides: ConfigOverrides = 
     dashboardUrl: url("DASHBOARD_URL", `${publicUrl}${basePath}/dashboard`),
     providers,
     providerTimeoutMs: integer("PROVIDER_TIMEOUT_MS", 120_000, 1, 3_600_000),
+    chatMaxBodyBytes: integer("CHAT_MAX_BODY_BYTES", BODY_LIMIT_BYTES, 1_024, MAX_BODY_BYTES),
+    agentMaxBodyBytes: integer("AGENT_MAX_BODY_BYTES", AGENT_BODY_LIMIT_BYTES, 1_024, MAX_BODY_BYTES),
     streamDisconnectPolicy: oneOf("STREAM_DISCONNECT_POLICY", STREAM_DISCONNECT_POLICIES, "release"),
     stripe: {
       secretKey: read("STRIPE_SECRET_KEY"),

@@ -3,6 +3,8 @@ import { AppError } from "../core/errors.ts";
 
 /** The spec's body limit for chat and estimator: 64KB, read as 65,536 bytes. */
 export const BODY_LIMIT_BYTES = 65_536;
+/** The default body limit of the doors agents use (`/v1/messages`, `/v1/responses`): Claude Code's sessions pass 64 KB in a few turns. */
+export const AGENT_BODY_LIMIT_BYTES = 8 * 1024 * 1024;
 
 /** A parsed body with its size in bytes (the chat path bounds prompt tokens by it). */
 interface JsonBody {

@@ -28,15 +28,15 @@ function shouldRetry(error: AppError): boolean | undefined {
   return undefined;
 }
 
-/** The chat surface's error body: `{ error: { message, type, code } }` with `code` the status. */
-export function chatError(error: AppError, headers: Record<string, string> = {}): Response {
+/** The retry hints of an API error: `Retry-After` where waiting helps, `x-should-retry` where the kind says. */
+export function errorHeaders(error: AppError): Record<string, string> {
   const retry = shouldRetry(error);
-  return json({ error: { message: error.message, type: error.chatType, code: String(error.status) } }, error.status, {
-    ...retryHeaders(error),
-    ...(retry === undefined ? {} : { "x-should-retry": String(retry) }),
-    ...headers,
-  });
+  return { ...retryHeaders(error), ...(retry === undefined ? {} : { "x-should-retry": String(retry) }) };
 }
+
+/** The chat surface's error body: `{ error: { message, type, code } }` with `code` the status. */
+export const chatError = (error: AppError, headers: Record<string, string> = {}): Response =>
+  json({ error: { message: error.message, type: error.chatType, code: String(error.status) } }, error.status, { ...errorHeaders(error), ...headers });
 
 /** The account and public surfaces' error body: `{ error: string }`. */
 export const plainError = (error: AppError, headers: Record<string, string> = {}): Response =>

@@ -1,9 +1,11 @@
-// A provider on loopback that speaks both of OpenAI's dialects for one scripted answer: the
-// Responses API on POST /v1/responses, as documented at
+// A provider on loopback that speaks OpenAI's two dialects and Anthropic's for one scripted
+// answer: the Responses API on POST /v1/responses, as documented at
 // https://platform.openai.com/docs/api-reference/responses/create (the Response object) and
 // https://platform.openai.com/docs/api-reference/responses-streaming (its events, each
-// `event: <type>` and `data: {type, sequence_number, ...}`), and Chat Completions on
-// POST /v1/chat/completions. It records what it was sent.
+// `event: <type>` and `data: {type, sequence_number, ...}`), Chat Completions on
+// POST /v1/chat/completions, and the Messages API on POST /v1/messages (anthropic-dialect.ts).
+// It records what it was sent, and the headers that carry keys and versions.
+import { anthropicEvents, anthropicMessage } from "./anthropic-dialect.ts";
 
 export interface Script {
   /** The assistant's text, or a function call instead. */
@@ -11,7 +13,8 @@ export interface Script {
   /** Chat only: reasoning before the text, as DeepSeek's `reasoning_content`. */
   reasoning?: string;
   call?: { call_id: string; name: string; arguments: string };
-  usage: { input: number; output: number; cached?: number; reasoning?: number };
+  /** `input` counts every prompt token; `cached` of them were read from the cache, `cacheWrites` written to it (Anthropic only). */
+  usage: { input: number; output: number; cached?: number; reasoning?: number; cacheWrites?: number };
   /** Answer this status with an OpenAI-style error body. */
   status?: number;
   /** Streams: after the first events, go silent until the client leaves. */
@@ -24,7 +27,7 @@ export interface Script {
 
 export interface FakeResponsesProvider {
   baseUrl: string;
-  received: { path: string; body: Record<string, unknown> }[];
+  received: { path: string; body: Record<string, unknown>; headers?: Record<string, string | null> }[];
   script(next: Script): void;
   openStreams(): number;
   stop(): Promise<void>;
@@ -153,8 +156,14 @@ export function startFakeResponsesProvider(): FakeResponsesProvider {
     async fetch(request) {
       const path = new URL(request.url).pathname;
       const body = (await request.json()) as Fields;
-      received.push({ path, body });
       const s = script;
+      if (path === "/v1/messages") {
+        const headers = { "x-api-key": request.headers.get("x-api-key"), "anthropic-version": request.headers.get("anthropic-version") };
+        received.push({ path, body, headers });
+        if (s.status) return Response.json({ type: "error", error: { type: "api_error", message: "fake failure" } }, { status: s.status });
+        return body.stream ? stream(request, anthropicEvents(s, body), s) : Response.json(anthropicMessage(s, body));
+      }
+      received.push({ path, body });
       if (s.status) return Response.json({ error: { message: "fake failure", type: "server_error" } }, { status: s.status });
       const native = path === "/v1/responses";
       if (!body.stream) return Response.json(native ? nativeResponse(s, body, "completed") : chatCompletion(s, body));

@@ -9,8 +9,8 @@ export interface ProviderCall {
   body: Record<string, unknown>;
   /** Aborted when the client leaves (or the request is otherwise given up). */
   signal: AbortSignal;
-  /** The provider's API to call: chat completions unless said (the Responses API, where it has one). */
-  endpoint?: "/chat/completions" | "/responses";
+  /** The provider's API to call: chat completions unless said (the Responses API or an Anthropic API, where it has one). */
+  endpoint?: "/chat/completions" | "/responses" | "/messages";
 }
 
 export interface ChatProvider {

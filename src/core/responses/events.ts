@@ -3,12 +3,12 @@
 // chunks (native.ts), the final one with the usage and its charge, or the relay's error. Each
 // event goes out as `event: <type>` and `data: {type, sequence_number, ...}`.
 import type { StreamSink } from "../chat/relay.ts";
+import { RewritingSink } from "../chat/rewriting-sink.ts";
 import type { ResponsesRequest } from "./request.ts";
 import { fromNative, functionCallItem, messageItem, outcomeOf, reasoningItem, responseObject, responsesUsage, type ResponseHead } from "./response.ts";
 
 type Fields = Record<string, unknown>;
 
-const decoder = new TextDecoder();
 
 interface OpenItem {
   id: string;
@@ -23,9 +23,8 @@ const PREFIX: Record<OpenItem["kind"], string> = { text: "msg", call: "fc", reas
 const objectOr = (value: unknown): Fields => (typeof value === "object" && value !== null ? (value as Fields) : {});
 
 /** Rewrites the chat relay's payloads as Responses events onto `sink`. */
-export class ResponseEvents implements StreamSink {
+export class ResponseEvents extends RewritingSink {
   private sequence = 0;
-  private out = "";
   private head: ResponseHead | null = null;
   private readonly items: OpenItem[] = [];
   private readonly calls = new Map<number, OpenItem>();
@@ -34,41 +33,23 @@ export class ResponseEvents implements StreamSink {
 
   /** `native`: the chunks carry a provider's own Responses events (native.ts), not chat deltas. */
   constructor(
-    private readonly sink: StreamSink,
+    sink: StreamSink,
     private readonly request: ResponsesRequest,
     private readonly stream: { model: string; native: boolean; now: () => number },
-  ) {}
+  ) {
+    super(sink);
+  }
 
   private get model(): string {
     return this.stream.model;
   }
 
-  get gone(): boolean {
-    return this.sink.gone;
-  }
-
-  flush(): Promise<void> {
-    return this.sink.flush();
-  }
-
-  emitBytes(payload: Uint8Array): void {
-    this.emit(decoder.decode(payload));
-  }
-
-  emit(payload: string): void {
-    for (const event of payload.split("\n\n")) {
-      if (event.startsWith("data: ") && event !== "data: [DONE]") this.read(JSON.parse(event.slice("data: ".length)) as Fields);
-    }
-    const out = this.out;
-    this.out = "";
-    if (out) this.sink.emit(out);
-  }
 
   private send(type: string, fields: Fields): void {
     this.out += `event: ${type}\ndata: ${JSON.stringify({ type, sequence_number: this.sequence++, ...fields })}\n\n`;
   }
 
-  private read(chunk: Fields): void {
+  protected read(chunk: Fields): void {
     // The relay's own error event has nothing but `error`; a provider's chunk always has choices.
     if (!("choices" in chunk)) return this.failed(objectOr(chunk.error));
     if (this.stream.native) return this.native(objectOr(chunk.event), chunk.usage);

@@ -5,7 +5,8 @@
 import type { Model, Provider } from "../catalog.ts";
 import { AppError } from "../errors.ts";
 import type { UpstreamRequest } from "../chat/families.ts";
-import type { ChatProvider, StreamRead } from "../chat/provider.ts";
+import { speaking } from "../chat/other-api.ts";
+import type { ChatProvider } from "../chat/provider.ts";
 import type { ResponsesRequest } from "./request.ts";
 import { chatUsageOf } from "./response.ts";
 
@@ -71,24 +72,6 @@ function wrapEvent(data: string): string {
   return JSON.stringify({ choices: [{ index: 0, delta: {}, finish_reason: null }], event });
 }
 
-/** The events of each read wrapped; those before a bad or failed one still reach the relay, then the failure. */
-async function* wrapEvents(reads: AsyncIterable<StreamRead>): AsyncGenerator<StreamRead> {
-  for await (const read of reads) {
-    const wrapped: string[] = [];
-    try {
-      for (const data of read.events) wrapped.push(wrapEvent(data));
-    } catch (error) {
-      yield { events: wrapped };
-      throw error;
-    }
-    yield { events: wrapped };
-  }
-}
-
 /** `inner`, calling the provider's Responses API and answering in the chat pipeline's terms. */
-export function nativeProvider(inner: ChatProvider): ChatProvider {
-  return {
-    complete: async (call) => wrapAnswer(await inner.complete({ ...call, endpoint: "/responses" })),
-    stream: async (call) => wrapEvents(await inner.stream({ ...call, endpoint: "/responses" })),
-  };
-}
+export const nativeProvider = (inner: ChatProvider): ChatProvider =>
+  speaking(inner, { endpoint: "/responses", wrapAnswer, eventWrapper: () => wrapEvent });

@@ -1,6 +1,6 @@
-// What the chat pipeline's front doors (chat completions, responses) share: the request
-// authenticated and read, the client's abort tied to the provider exchange, streams relayed
-// under the disconnect policy, and failures rendered in the chat error shape.
+// What the chat pipeline's front doors (chat completions, responses, messages) share: the
+// request authenticated and read, the client's abort tied to the provider exchange, streams
+// relayed under the disconnect policy, and failures rendered in the door's error shape.
 import type { Config } from "../../config.ts";
 import { openStream, type Admitted, type ChatCall, type ChatPorts } from "../../core/chat/pipeline.ts";
 import { CLIENT_LEFT, relayStream, type Relay, type StreamSink } from "../../core/chat/relay.ts";
@@ -27,6 +27,21 @@ export interface ChatDeps {
   now: () => number;
   metrics: Metrics;
 }
+
+/** What differs between the front doors: where the key comes from, how large a body may be, how errors read. */
+export interface Door {
+  /** The key as an `Authorization` header value, wherever the door's clients send it. */
+  authorization(request: Request): string | null;
+  bodyLimit: number;
+  renderError(error: AppError, requestId: string, headers?: Record<string, string>): Response;
+}
+
+/** The OpenAI doors: a bearer token, errors in the chat shape. */
+export const openAiDoor = (bodyLimit: number): Door => ({
+  authorization: (request) => request.headers.get("authorization"),
+  bodyLimit,
+  renderError: (error, _requestId, headers) => chatError(error, headers),
+});
 
 /** Names the client's fields that the model's family left out, when there are any. */
 export const droppedHeader = (admitted: Pick<Admitted, "upstream">): Record<string, string> =>
@@ -90,6 +105,7 @@ export async function pipelineRequest(
   deps: ChatDeps & { provider: ChatProvider },
   leases: LeaseKeeper,
   record: RequestRecord,
+  door: Door,
 ): Promise<PipelineRequest> {
   const { config, now } = deps;
   const log = requestLog(deps, record);
@@ -98,8 +114,8 @@ export async function pipelineRequest(
   // Only the token's shape here: the admission finds the key, in the same round trip as the
   // reservation on Postgres (`admitByKey`). A request that fails before it is authenticated
   // by `toldFirst`.
-  const keyHash = presentedKeyHash(request.headers.get("authorization"));
-  const body = await readJsonBody(request);
+  const keyHash = presentedKeyHash(door.authorization(request));
+  const body = await readJsonBody(request, door.bodyLimit);
 
   const ports: ChatPorts = {
     store: guardedBilling(deps.store, { leases, log, now }, deadlineMs),
@@ -129,20 +145,20 @@ export async function pipelineRequest(
   return { body, ports, call, client: { upstream, detach } };
 }
 
-type Serve = (request: Request, deps: ChatDeps & { provider: ChatProvider }, leases: LeaseKeeper, record: RequestRecord) => Promise<Response>;
+type Serve = (request: Request, deps: ChatDeps & { provider: ChatProvider }, leases: LeaseKeeper, record: RequestRecord, door: Door) => Promise<Response>;
 
-/** A front door's handler: its request served, its failures rendered in the chat error shape. */
+/** A front door's handler: its request served, its failures rendered in the door's error shape. */
 export const pipelineHandler =
-  (serve: Serve, deps: ChatDeps & { provider: ChatProvider }, leases: LeaseKeeper) =>
+  (serve: Serve, deps: ChatDeps & { provider: ChatProvider }, leases: LeaseKeeper, door: Door) =>
   async ({ request }: { request: Request }): Promise<Response> => {
     const record = requestRecord(request);
     try {
-      return await serve(request, deps, leases, record);
+      return await serve(request, deps, leases, record, door);
     } catch (error) {
-      const failure = await toldFirst(error, request, deps, record);
-      if (isAppError(failure)) return chatError(failure);
+      const failure = await toldFirst(error, request, deps, record, door);
+      if (isAppError(failure)) return door.renderError(failure, record.id);
       deps.log.error("unhandled error on the chat path", { requestId: record.id, error: failure });
-      return chatError(new AppError("internal", "Internal server error"));
+      return door.renderError(new AppError("internal", "Internal server error"), record.id);
     }
   };
 
@@ -155,10 +171,10 @@ const KEY_LOOKUP_WOULD_NOT_CHANGE = new Set(["authentication_error", "permission
  * the key (a malformed body, an unknown model, …) has its key looked up now, and a refusal of
  * the key is told instead.
  */
-async function toldFirst(error: unknown, request: Request, deps: ChatDeps, record: RequestRecord): Promise<unknown> {
+async function toldFirst(error: unknown, request: Request, deps: ChatDeps, record: RequestRecord, door: Door): Promise<unknown> {
   if (record.accountId !== undefined || (isAppError(error) && KEY_LOOKUP_WOULD_NOT_CHANGE.has(error.kind))) return error;
   try {
-    const lookup = authenticateApiKey(deps.store, request.headers.get("authorization"), deps.now());
+    const lookup = authenticateApiKey(deps.store, door.authorization(request), deps.now());
     record.identify(await guarded(lookup, requestLog(deps, record), databaseDeadline(deps.config)));
     return error;
   } catch (refusal) {

@@ -12,11 +12,26 @@ import { KeyPool } from "./key-pool.ts";
 import { sseReads } from "./sse.ts";
 
 /** POSTs a chat completion to `{baseUrl}/chat/completions` (or `endpoint`) with `apiKey`, if any. Network failures throw. */
-export function send(baseUrl: string, apiKey: string | undefined, body: Record<string, unknown>, signal: AbortSignal, endpoint = "/chat/completions"): Promise<Response> {
+export function send(baseUrl: string, apiKey: string | undefined, body: Record<string, unknown>, signal: AbortSignal, endpoint: Endpoint = "/chat/completions"): Promise<Response> {
   const headers: Record<string, string> = { "content-type": "application/json", accept: body.stream ? "text/event-stream" : "application/json" };
+  if (endpoint === "/messages") {
+    // Anthropic's API: the key in `x-api-key`, the version it answers in, the path under `/v1`.
+    if (apiKey) headers["x-api-key"] = apiKey;
+    headers["anthropic-version"] = ANTHROPIC_VERSION;
+    return fetch(`${baseUrl}/v1/messages`, { method: "POST", headers, body: JSON.stringify(body), signal });
+  }
   if (apiKey) headers.authorization = `Bearer ${apiKey}`;
   return fetch(`${baseUrl}${endpoint}`, { method: "POST", headers, body: JSON.stringify(body), signal });
 }
+
+type Endpoint = NonNullable<ProviderCall["endpoint"]>;
+
+/** The Messages API version the gateway speaks to providers (docs.claude.com/en/api/versioning). */
+const ANTHROPIC_VERSION = "2023-06-01";
+
+/** Where `endpoint` is served: Anthropic's API at its own base URL, the others under the OpenAI-compatible one. */
+const baseUrlOf = (config: ProviderConfig, endpoint: ProviderCall["endpoint"]): string =>
+  endpoint === "/messages" ? (config.anthropicBaseUrl ?? config.baseUrl) : config.baseUrl;
 
 /**
  * The most a provider's answer body (or one event of its stream) may hold. A 200,000-token
@@ -134,7 +149,7 @@ export function openAiCompatible(providers: Record<Provider, ProviderConfig>, op
     return answerWithRetries(
       {
         pool: pools[provider],
-        send: (secret) => send(providers[provider].baseUrl, secret, call.body, exchange.signal, call.endpoint),
+        send: (secret) => send(baseUrlOf(providers[provider], call.endpoint), secret, call.body, exchange.signal, call.endpoint),
         failure: (error) => exchange.failure(error),
         signal: exchange.signal,
         readText: readUpstreamText,

@@ -1,15 +1,16 @@
 // POST /v1/chat/completions: HTTP in, a call of the chat pipeline (src/core/chat/pipeline.ts),
-// HTTP out. POST /v1/responses, the pipeline's second front door, is mounted here too, to share
-// the one provider adapter.
+// HTTP out. POST /v1/responses and POST /v1/messages, the pipeline's other front doors, are
+// mounted here too, to share the one provider adapter.
 import { Elysia } from "elysia";
 import { admitChat, completeChat } from "../../../core/chat/pipeline.ts";
 import type { ChatProvider } from "../../../core/chat/provider.ts";
 import { parseChatRequest } from "../../../core/chat/request.ts";
-import { droppedHeader, pipelineHandler, pipelineRequest, streamed, type ChatDeps } from "../../chat/front-door.ts";
+import { droppedHeader, openAiDoor, pipelineHandler, pipelineRequest, streamed, type ChatDeps, type Door } from "../../chat/front-door.ts";
 import type { LeaseKeeper } from "../../chat/lease-keeper.ts";
 import { chatError, json, methodNotAllowed } from "../../http.ts";
 import type { RequestRecord } from "../../observability/request-record.ts";
 import { openAiCompatible } from "../../providers/openai-compatible.ts";
+import { messagesRoutes } from "./messages.ts";
 import { responsesRoutes } from "./responses.ts";
 
 async function serveChat(
@@ -17,8 +18,9 @@ async function serveChat(
   deps: ChatDeps & { provider: ChatProvider },
   leases: LeaseKeeper,
   record: RequestRecord,
+  door: Door,
 ): Promise<Response> {
-  const { body, ports, call, client } = await pipelineRequest(request, deps, leases, record);
+  const { body, ports, call, client } = await pipelineRequest(request, deps, leases, record, door);
   const chat = parseChatRequest(body.value);
   const admitted = await admitChat(ports, { ...call, request: chat });
   if (chat.stream) return streamed(ports, admitted, client, record);
@@ -38,7 +40,8 @@ export function chatRoutes(deps: ChatDeps, leases: LeaseKeeper) {
     observe: (name, keyIndex, outcome) => deps.metrics.providerAttempt(name, keyIndex, outcome),
   });
   return new Elysia({ name: "chat" })
-    .post("/v1/chat/completions", pipelineHandler(serveChat, { ...deps, provider }, leases))
+    .post("/v1/chat/completions", pipelineHandler(serveChat, { ...deps, provider }, leases, openAiDoor(deps.config.chatMaxBodyBytes)))
     .all("/v1/chat/completions", methodNotAllowed(chatError, "POST"))
-    .use(responsesRoutes({ ...deps, provider }, leases));
+    .use(responsesRoutes({ ...deps, provider }, leases))
+    .use(messagesRoutes({ ...deps, provider }, leases));
 }

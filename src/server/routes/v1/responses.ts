@@ -9,10 +9,10 @@ import { parseResponsesRequest } from "../../../core/responses/request.ts";
 import type { LeaseKeeper } from "../../chat/lease-keeper.ts";
 import { chatError, json, methodNotAllowed } from "../../http.ts";
 import type { RequestRecord } from "../../observability/request-record.ts";
-import { droppedHeader, pipelineHandler, pipelineRequest, streamed, type ChatDeps } from "../../chat/front-door.ts";
+import { droppedHeader, openAiDoor, pipelineHandler, pipelineRequest, streamed, type ChatDeps, type Door } from "../../chat/front-door.ts";
 
-async function serveResponse(request: Request, deps: ChatDeps & { provider: ChatProvider }, leases: LeaseKeeper, record: RequestRecord): Promise<Response> {
-  const { body, ports, call, client } = await pipelineRequest(request, deps, leases, record);
+async function serveResponse(request: Request, deps: ChatDeps & { provider: ChatProvider }, leases: LeaseKeeper, record: RequestRecord, door: Door): Promise<Response> {
+  const { body, ports, call, client } = await pipelineRequest(request, deps, leases, record, door);
   const parsed = parseResponsesRequest(body.value);
   const { admitted, ...answering } = await admitResponse(ports, call, parsed);
   if (parsed.stream) {
@@ -31,5 +31,5 @@ async function serveResponse(request: Request, deps: ChatDeps & { provider: Chat
 /** Mounted by the chat routes, to share their provider adapter (and its key pools). */
 export const responsesRoutes = (deps: ChatDeps & { provider: ChatProvider }, leases: LeaseKeeper) =>
   new Elysia({ name: "responses" })
-    .post("/v1/responses", pipelineHandler(serveResponse, deps, leases))
+    .post("/v1/responses", pipelineHandler(serveResponse, deps, leases, openAiDoor(deps.config.agentMaxBodyBytes)))
     .all("/v1/responses", methodNotAllowed(chatError, "POST"));

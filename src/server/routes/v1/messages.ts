@@ -1,0 +1,71 @@
+// POST /v1/messages: Anthropic's Messages API as the chat pipeline's third front door
+// (src/core/messages/pipeline.ts), for Claude Code and the Anthropic SDKs; errors in
+// Anthropic's envelope, streams as Anthropic's events. POST /v1/messages/count_tokens estimates.
+import { Elysia } from "elysia";
+import { PROVIDERS } from "../../../core/catalog.ts";
+import type { ChatProvider } from "../../../core/chat/provider.ts";
+import type { StreamSink } from "../../../core/chat/relay.ts";
+import { AppError } from "../../../core/errors.ts";
+import { countTokens } from "../../../core/messages/count-tokens.ts";
+import { anthropicErrorBody } from "../../../core/messages/errors.ts";
+import { MessageEvents } from "../../../core/messages/events.ts";
+import { admitMessage, completeMessage } from "../../../core/messages/pipeline.ts";
+import { parseCountTokensRequest, parseMessagesRequest } from "../../../core/messages/request.ts";
+import { authenticateApiKey } from "../../api-key.ts";
+import { readJsonBody } from "../../body.ts";
+import type { LeaseKeeper } from "../../chat/lease-keeper.ts";
+import { droppedHeader, pipelineHandler, pipelineRequest, streamed, type ChatDeps, type Door } from "../../chat/front-door.ts";
+import { asAppError, errorHeaders, json } from "../../http.ts";
+import type { RequestRecord } from "../../observability/request-record.ts";
+import { requestRecord } from "../../observability/plugin.ts";
+
+/** Anthropic's clients send the key as `x-api-key`; Claude Code with ANTHROPIC_AUTH_TOKEN as a bearer token. */
+const authorization = (request: Request): string | null => {
+  const apiKey = request.headers.get("x-api-key");
+  return apiKey ? `Bearer ${apiKey}` : request.headers.get("authorization");
+};
+
+/** Anthropic's error envelope, with the chat surface's retry hints (Anthropic's SDKs obey `x-should-retry` too). */
+const anthropicError = (error: AppError, requestId: string, headers: Record<string, string> = {}): Response =>
+  json(anthropicErrorBody(error, requestId), error.status, { ...errorHeaders(error), "request-id": requestId, ...headers });
+
+async function serveMessage(request: Request, deps: ChatDeps & { provider: ChatProvider }, leases: LeaseKeeper, record: RequestRecord, door: Door): Promise<Response> {
+  const { body, ports, call, client } = await pipelineRequest(request, deps, leases, record, door);
+  const parsed = parseMessagesRequest(body.value);
+  const native = new Set(PROVIDERS.filter((p) => deps.config.providers[p].anthropicBaseUrl));
+  const { admitted, ...answering } = await admitMessage(ports, { ...call, native }, parsed);
+  if (parsed.stream) {
+    // Taken out first, so that the closure (which lives as long as the stream) holds these and not `admitted`.
+    const stream = { model: admitted.model.id, native: answering.native };
+    const sinkFor = (sink: StreamSink) => new MessageEvents(sink, stream);
+    return streamed(answering.ports, admitted, client, record, sinkFor);
+  }
+  try {
+    return json(await completeMessage({ admitted, ...answering }), 200, { ...droppedHeader(admitted), "request-id": record.id });
+  } finally {
+    client.detach();
+  }
+}
+
+const postOnly = ({ request }: { request: Request }): Response =>
+  anthropicError(new AppError("method_not_allowed", "Method not allowed. Use POST."), requestRecord(request).id, { allow: "POST" });
+
+/** Mounted by the chat routes, to share their provider adapter (and its key pools). */
+export function messagesRoutes(deps: ChatDeps & { provider: ChatProvider }, leases: LeaseKeeper) {
+  const door: Door = { authorization, bodyLimit: deps.config.agentMaxBodyBytes, renderError: anthropicError };
+  const countTokensHandler = async ({ request }: { request: Request }): Promise<Response> => {
+    const record = requestRecord(request);
+    try {
+      await authenticateApiKey(deps.store, authorization(request), deps.now());
+      const parsed = parseCountTokensRequest((await readJsonBody(request, door.bodyLimit)).value);
+      return json({ input_tokens: countTokens(parsed) });
+    } catch (error) {
+      return door.renderError(asAppError(error, deps.log, record.id), record.id);
+    }
+  };
+  return new Elysia({ name: "messages" })
+    .post("/v1/messages", pipelineHandler(serveMessage, deps, leases, door))
+    .post("/v1/messages/count_tokens", countTokensHandler)
+    .all("/v1/messages", postOnly)
+    .all("/v1/messages/count_tokens", postOnly);
+}
