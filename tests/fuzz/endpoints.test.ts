@@ -7,7 +7,7 @@ import fc from "fast-check";
 import { FALLBACK_CATALOG } from "../../src/core/catalog.ts";
 import { FORWARDED_FIELDS, parseChatRequest } from "../../src/core/chat/request.ts";
 import { MESSAGES } from "../../src/core/errors.ts";
-import { BODY_LIMIT_BYTES } from "../../src/server/body.ts";
+import { AGENT_BODY_LIMIT_BYTES, BODY_LIMIT_BYTES } from "../../src/server/body.ts";
 import { fundedKey } from "../support/accounts.ts";
 import { spawnServe, type ServeProcess } from "../support/binary.ts";
 import { openBooks, type Books } from "../support/books.ts";
@@ -17,6 +17,8 @@ import { providerEnv, startFakeUpstream } from "../support/fake-upstream.ts";
 import { postResponses } from "../support/responses.ts";
 import { signInOperator } from "../support/operator.ts";
 import { PASSWORD, signUpUser, type Browser } from "../support/session.ts";
+import { postMessages } from "../support/messages.ts";
+import { messagesRequest, messagesVerdict } from "./messages-bodies.ts";
 import { isForwardableResponse, responsesRequest } from "./responses-bodies.ts";
 
 // Some thousands of requests per dialect against one process: seconds, not minutes; room for a loaded machine.
@@ -192,9 +194,25 @@ describeEachDialect("fuzzing a running gateway", (dialect) => {
         const res = await postResponses(gateway.url, chatSecret, wire);
         await answerText(res, secrets);
         const forwarded = fake.received.slice(forwardedBefore);
-        const verdict = Buffer.byteLength(wire) > BODY_LIMIT_BYTES ? 413 : isForwardableResponse(wire) ? 200 : 400;
+        const verdict = Buffer.byteLength(wire) > AGENT_BODY_LIMIT_BYTES ? 413 : isForwardableResponse(wire) ? 200 : 400;
         expect([res.status, forwarded.length]).toEqual([verdict, verdict === 200 ? 1 : 0]);
         if (verdict === 200) expect(Object.keys(forwarded[0]!.body).filter((key) => !FORWARDABLE_KEYS.has(key))).toEqual([]);
+      }),
+      { numRuns: 500 },
+    );
+  });
+
+  test("messages: a request reaches the provider, as chat, exactly when it is valid; errors in Anthropic's envelope; never a 5xx or a leak", async () => {
+    await fc.assert(
+      fc.asyncProperty(messagesRequest(anyJson), async (body) => {
+        const wire = JSON.stringify(body);
+        const forwardedBefore = fake.received.length;
+        const res = await postMessages(gateway.url, chatSecret, wire);
+        const text = await answerText(res, secrets);
+        const forwarded = fake.received.slice(forwardedBefore);
+        const verdict = messagesVerdict(wire);
+        expect([res.status, forwarded.length]).toEqual([verdict, verdict === 200 ? 1 : 0]);
+        if (verdict !== 200) expect(JSON.parse(text)).toMatchObject({ type: "error", error: { type: verdict === 404 ? "not_found_error" : "invalid_request_error" } });
       }),
       { numRuns: 500 },
     );
@@ -228,7 +246,7 @@ describeEachDialect("fuzzing a running gateway", (dialect) => {
 
   const keyId = fc.oneof(fc.uuid(), printable.filter((t) => t.length > 0).map(encodeURIComponent), hostileText.filter((t) => t.length > 0 && t.length < 100 && t.isWellFormed()).map(encodeURIComponent));
   const ENDPOINTS: [string, string][] = [
-    ["POST", "/v1/chat/completions"], ["POST", "/v1/responses"], ["POST", "/estimator"], ["POST", "/auth/signup"], ["POST", "/auth/login"],
+    ["POST", "/v1/chat/completions"], ["POST", "/v1/responses"], ["POST", "/v1/messages"], ["POST", "/v1/messages/count_tokens"], ["POST", "/estimator"], ["POST", "/auth/signup"], ["POST", "/auth/login"],
     ["POST", "/auth/logout"], ["GET", "/account"], ["GET", "/account/usage"], ["GET", "/account/spend"],
     ["GET", "/keys/generate"], ["POST", "/keys/generate"], ["PATCH", "/keys/:id"], ["POST", "/keys/:id/rotate"],
     ["DELETE", "/keys/:id/revoke"], ["DELETE", "/keys/:id"], ["PATCH", "/settings/alert-threshold"],

@@ -184,6 +184,8 @@ export const providerEnv = (fake: FakeUpstream): Record<string, string> =>
     ["OPENAI", "DEEPSEEK", "MOONSHOT", "XAI", "META"].flatMap((p) => [
       [`${p}_BASE_URL`, fake.baseUrl],
       [`${p}_API_KEY`, `sk-test-${p.toLowerCase()}-secret`],
+      // This fake speaks chat completions only: every Messages request is translated to it.
+      [`${p}_ANTHROPIC_BASE_URL`, ""],
     ]),
   );
 

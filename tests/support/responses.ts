@@ -7,7 +7,9 @@ import type { FakeResponsesProvider } from "./fake-responses.ts";
 
 /** Every provider pointed at the fake. */
 export const responsesEnv = (fake: FakeResponsesProvider): Record<string, string> =>
-  Object.fromEntries(["OPENAI", "DEEPSEEK", "MOONSHOT", "XAI", "META"].flatMap((p) => [[`${p}_BASE_URL`, fake.baseUrl], [`${p}_API_KEY`, "sk-test"]]));
+  Object.fromEntries(
+    ["OPENAI", "DEEPSEEK", "MOONSHOT", "XAI", "META"].flatMap((p) => [[`${p}_BASE_URL`, fake.baseUrl], [`${p}_API_KEY`, "sk-test"], [`${p}_ANTHROPIC_BASE_URL`, ""]]),
+  );
 
 /** A model forwarded natively (OpenAI's) and one translated to chat completions (DeepSeek's). */
 export const NATIVE = "gpt-4.1";
