@@ -6,31 +6,10 @@ import { fundedKey } from "../../support/accounts.ts";
 import { costOf, usd9 } from "../../support/clients.ts";
 import { describeEachDialect } from "../../support/databases.ts";
 import { providerEnv, startFakeUpstream } from "../../support/fake-upstream.ts";
+import { pythonModule, runPython } from "../../support/python.ts";
 import { useGateway } from "../../support/server.ts";
 
-/** Whether `import openai` works, trying one quiet `pip install openai` (bounded) when it does not; the reason when not. */
-function pythonOpenAi(): { ok: true } | { ok: false; reason: string } {
-  const importable = () => {
-    try {
-      return Bun.spawnSync(["python3", "-c", "import openai"], { stdout: "ignore", stderr: "ignore", timeout: 30_000 }).exitCode === 0;
-    } catch {
-      return false; // no python3 at all
-    }
-  };
-  if (importable()) return { ok: true };
-  try {
-    const pip = Bun.spawnSync(["python3", "-m", "pip", "install", "--quiet", "--disable-pip-version-check", "openai"], {
-      stdout: "ignore", stderr: "pipe", timeout: 90_000,
-    });
-    if (importable()) return { ok: true };
-    const said = pip.stderr.toString().trim().split("\n").at(-1) ?? "";
-    return { ok: false, reason: `python3 -m pip install openai failed (exit ${pip.exitCode ?? "timeout"}): ${said}` };
-  } catch (error) {
-    return { ok: false, reason: `python3 is not available: ${(error as Error).message}` };
-  }
-}
-
-const python = pythonOpenAi();
+const python = pythonModule("openai");
 if (!python.ok) console.log(`skipping the Python openai SDK tests: ${python.reason}`);
 
 // Each step's outcome as one JSON line on stdout (models dumped as the gateway sent them, exclude_unset); a step that throws prints its error class.
@@ -87,18 +66,7 @@ describeEachDialect("the Python openai SDK", (dialect) => {
   const gateway = useGateway(dialect, providerEnv(fake));
 
   /** Runs one step of the script with the SDK's defaults (2 retries) and returns its JSON line. */
-  async function run(step: string, key: string): Promise<any> {
-    // Spawned asynchronously: the gateway answering the script lives in this very process.
-    const child = Bun.spawn(["python3", "-c", SCRIPT], {
-      env: { ...process.env, GW_BASE_URL: `${gateway().url}/v1`, GW_KEY: key, GW_STEP: step },
-      stdout: "pipe",
-      stderr: "pipe",
-      timeout: 60_000,
-    });
-    const [stdout, stderr, code] = await Promise.all([new Response(child.stdout).text(), new Response(child.stderr).text(), child.exited]);
-    if (code !== 0) throw new Error(`python exited ${code}: ${stderr}`);
-    return JSON.parse(stdout.trim().split("\n").at(-1)!);
-  }
+  const run = (step: string, key: string): Promise<any> => runPython(SCRIPT, { GW_BASE_URL: `${gateway().url}/v1`, GW_KEY: key, GW_STEP: step });
 
   test.skipIf(!python.ok)("create with n and logprobs: both choices, the tokens, usage with cost_usd, an exact charge", async () => {
     fake.behave({ usage: { prompt_tokens: 40, completion_tokens: 20 }, usageDetails: { cached_tokens: 10 } });
