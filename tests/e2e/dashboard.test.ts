@@ -149,6 +149,12 @@ describeInBrowser("the dashboard, end to end", () => {
       name: "Backend", expiresAt: Date.UTC(2030, 0, 31, 12), creditLimit: 10_000_000_000n, usdPerHour: 2_500_000_000n, requestsPerHour: 100,
     });
     await screenshot(page, "keys");
+
+    // How to use it: the OpenAI SDKs at /v1, Claude Code at the gateway's own address.
+    const snippets = await page.getByRole("region", { name: "Use a key" }).locator("pre").allTextContents();
+    expect(snippets).toHaveLength(3);
+    expect(snippets[0]).toContain(`baseURL: "${gateway.url}/v1"`);
+    expect(snippets[1]).toContain(`export ANTHROPIC_BASE_URL=${gateway.url}\nexport ANTHROPIC_AUTH_TOKEN=gw-…`);
   });
 
   test("a chat request made with the key shows in usage with its cost, and in the overview's spend", async () => {

@@ -4,6 +4,7 @@ import { count, dateTime, usd } from "../format.ts";
 import { form } from "../fields.ts";
 import { confirmAction, openModal } from "../modal.ts";
 import type { KeyCreated, KeyList, KeyRotated, KeyView } from "../wire.ts";
+import { clientSetup } from "./key-clients.ts";
 import { keyForm } from "./key-form.ts";
 import { showSecret } from "./key-secret.ts";
 
@@ -150,6 +151,7 @@ export async function renderKeys(root: HTMLElement): Promise<void> {
     h("section", { class: "card", "aria-labelledby": createHeading.id }, createHeading, createForm),
     notices,
     h("section", { "aria-labelledby": "your-keys" }, h("h2", { id: "your-keys" }, "Your keys"), list),
+    clientSetup(),
   );
   await refresh();
 }

@@ -1,0 +1,23 @@
+import { h } from "../dom.ts";
+import { basePath } from "../env.ts";
+
+/** One way to use a key, as the setting it takes and a snippet to copy. */
+const client = (title: string, intro: string, snippet: string) =>
+  h("div", { class: "client-setup" }, h("h3", {}, title), h("p", {}, intro), h("pre", {}, h("code", {}, snippet)));
+
+/**
+ * How to point the clients people use at this gateway with a key: the OpenAI SDKs at `/v1`,
+ * Claude Code and the Anthropic SDKs at the gateway's own address (they add `/v1/messages`).
+ */
+export function clientSetup(): HTMLElement {
+  const base = `${location.origin}${basePath}`;
+  return h("section", { class: "card", "aria-labelledby": "use-a-key" },
+    h("h2", { id: "use-a-key" }, "Use a key"),
+    client("OpenAI SDKs, the Vercel AI SDK, LangChain", "Set the base URL and use the key as the API key.",
+      `import OpenAI from "openai";\nconst client = new OpenAI({ baseURL: "${base}/v1", apiKey: "gw-…" });`),
+    client("Claude Code", "Any catalog model works; requests are charged like any other and show in Usage.",
+      `export ANTHROPIC_BASE_URL=${base}\nexport ANTHROPIC_AUTH_TOKEN=gw-…\nexport ANTHROPIC_MODEL=deepseek-v4-pro\nexport ANTHROPIC_SMALL_FAST_MODEL=deepseek-v4-flash\nclaude`),
+    client("Anthropic SDKs", "Set the base URL and use the key as the API key.",
+      `import Anthropic from "@anthropic-ai/sdk";\nconst client = new Anthropic({ baseURL: "${base}", apiKey: "gw-…" });`),
+  );
+}
