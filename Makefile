@@ -5,7 +5,7 @@ SOURCES := $(shell find src migrations -type f) package.json
 # the Postgres schema from the SQLite one, and the migrations embedded in the binary.
 GENERATED := src/db/schema/pg.gen.ts src/db/migrations.gen.ts
 
-.PHONY: run test build typecheck migrations bench clean install
+.PHONY: run test build typecheck migrations bench bench-ab clean install
 
 run: install
 	$(BUN) src/main.ts serve
@@ -42,6 +42,23 @@ migrations: install
 
 bench: install build
 	$(BUN) bench/run.ts
+
+# Another revision's binary (A) against the working tree's (B), interleaved on the same cells; bench/AB.md.
+#   make bench-ab REV=938c335 [ROUNDS=5] [SECONDS=5] [ACCOUNTS=100] [SQLITE_ONLY=1]
+# (`make bench-ab 938c335` works too: the second goal is taken as REV.)
+ifeq ($(firstword $(MAKECMDGOALS)),bench-ab)
+ifeq ($(origin REV),undefined)
+REV := $(word 2,$(MAKECMDGOALS))
+ifneq ($(REV),)
+$(eval $(REV):;@:)
+endif
+endif
+ifeq ($(REV),)
+$(error usage: make bench-ab REV=<git revision> [ROUNDS=5] [SECONDS=5] [ACCOUNTS=100] [SQLITE_ONLY=1])
+endif
+endif
+bench-ab: install build
+	$(BUN) bench/ab.ts $(REV) $(if $(ROUNDS),--rounds $(ROUNDS)) $(if $(SECONDS),--seconds $(SECONDS)) $(if $(ACCOUNTS),--accounts $(ACCOUNTS)) $(if $(SQLITE_ONLY),--sqlite-only)
 
 clean:
 	rm -rf dist node_modules

@@ -1,5 +1,6 @@
 // Starting, pinning and measuring the processes of a benchmark run, all on 127.0.0.1.
 import { readFileSync } from "node:fs";
+import { chatBody, type Mode } from "./setup.ts";
 
 export interface Server {
   url: string;
@@ -123,6 +124,33 @@ export async function wrk(url: string, connections: number, seconds: number, cor
     p99: latency("99"),
     failures: non2xx + socketErrors,
   };
+}
+
+/** Installs wrk from Debian's packages when it is not on the PATH. */
+export async function ensureWrk(): Promise<void> {
+  if (Bun.which("wrk")) return;
+  process.stderr.write("installing wrk from Debian's packages…\n");
+  const run = (cmd: string[]) => Bun.spawnSync(cmd, { stdout: "ignore", stderr: "inherit" }).exitCode;
+  if (run(["apt-get", "install", "-y", "wrk"]) !== 0 && (run(["apt-get", "update"]), run(["apt-get", "install", "-y", "wrk"])) !== 0) {
+    throw new Error("wrk is required: apt-get install wrk");
+  }
+}
+
+export interface Sample extends LoadResult {
+  /** The server process's user+system CPU time over the load ÷ requests served, in µs. */
+  cpuPerRequestUs: number;
+}
+
+/** wrk with `mode`'s chat request at `url` (served by `server`), and the CPU `server` spent per request. */
+export async function measure(server: Server, url: string, mode: Mode, connections: number, keysFile: string, seconds: number, core: number): Promise<Sample> {
+  const before = cpuMicros(server.pid);
+  const result = await wrk(url, connections, seconds, core, {
+    BENCH_KEYS: keysFile,
+    BENCH_BODY: chatBody(mode),
+    BENCH_PATH: new URL(url).pathname,
+  });
+  const cpu = cpuMicros(server.pid) - before;
+  return { ...result, cpuPerRequestUs: result.requests > 0 ? cpu / result.requests : Number.NaN };
 }
 
 /** Median time to the first byte of the response body, in ms, over `count` sequential requests. */

@@ -2,14 +2,13 @@
 // against the upstream itself, on SQLite and Postgres, streaming and not, at concurrency
 // 1, 16 and 64. Runs are interleaved and repeated; medians are reported in a table and in
 // bench/RESULTS.md, followed by a check that the ledger is exact after the load.
-import { SQL } from "bun";
 import { writeFileSync } from "node:fs";
 import { cpus, totalmem } from "node:os";
 import { openDatabase } from "../src/db/database.ts";
 import { createStore } from "../src/db/store/index.ts";
 import { formatUsd, nanos } from "../src/core/money.ts";
-import { cpuMicros, median, pinUser, rssKiB, startServer, timeToFirstByte, wrk, type LoadResult, type Server } from "./processes.ts";
-import { BINARY, chatBody, freshDatabase, PG_SERVER, prepareAccounts, type Mode } from "./setup.ts";
+import { ensureWrk, measure, median, pinUser, rssKiB, startServer, timeToFirstByte, wrk, type Sample, type Server } from "./processes.ts";
+import { BINARY, chatBody, freshDatabase, PG_SERVER, postgresReachable, prepareAccounts, type Mode } from "./setup.ts";
 import { SLOW, slowStreams, type SlowResult } from "./slow-streams.ts";
 import type { SlowRelays } from "./targets.ts";
 import { targetLines } from "./targets.ts";
@@ -30,31 +29,7 @@ const LOAD_CORE = 0;
 
 type Target = "direct" | "baseline" | "gateway";
 
-interface Sample extends LoadResult {
-  cpuPerRequestUs: number;
-}
-
 const log = (line: string) => process.stderr.write(`${line}\n`);
-
-async function ensureWrk(): Promise<void> {
-  if (Bun.which("wrk")) return;
-  log("installing wrk from Debian's packages…");
-  const run = (cmd: string[]) => Bun.spawnSync(cmd, { stdout: "ignore", stderr: "inherit" }).exitCode;
-  if (run(["apt-get", "install", "-y", "wrk"]) !== 0 && (run(["apt-get", "update"]), run(["apt-get", "install", "-y", "wrk"])) !== 0) {
-    throw new Error("wrk is required: apt-get install wrk");
-  }
-}
-
-async function measure(server: Server, url: string, mode: Mode, connections: number, keysFile: string): Promise<Sample> {
-  const before = cpuMicros(server.pid);
-  const result = await wrk(url, connections, SECONDS, LOAD_CORE, {
-    BENCH_KEYS: keysFile,
-    BENCH_BODY: chatBody(mode),
-    BENCH_PATH: new URL(url).pathname,
-  });
-  const cpu = cpuMicros(server.pid) - before;
-  return { ...result, cpuPerRequestUs: result.requests > 0 ? cpu / result.requests : Number.NaN };
-}
 
 /**
  * What the Postgres c=1 cell cannot go under in this run: bench/pg-floor-server.ts with every
@@ -68,21 +43,10 @@ async function floorP50(upstreamUrl: string, databaseUrl: string, keysFile: stri
     const url = `${floor.url}/v1/chat/completions`;
     await wrk(url, 4, 1, LOAD_CORE, { BENCH_KEYS: keysFile, BENCH_BODY: chatBody("json"), BENCH_PATH: "/v1/chat/completions" });
     const runs: number[] = [];
-    for (let run = 1; run <= RUNS; run++) runs.push((await measure(floor, url, "json", 1, keysFile)).p50);
+    for (let run = 1; run <= RUNS; run++) runs.push((await measure(floor, url, "json", 1, keysFile, SECONDS, LOAD_CORE)).p50);
     return median(runs);
   } finally {
     await floor.stop();
-  }
-}
-
-async function postgresReachable(): Promise<boolean> {
-  try {
-    const conn = new SQL(PG_SERVER, { max: 1, connectionTimeout: 2 });
-    await conn.unsafe("SELECT 1");
-    await conn.close();
-    return true;
-  } catch {
-    return false;
   }
 }
 
@@ -184,7 +148,7 @@ async function main(): Promise<void> {
         for (let run = 1; run <= RUNS; run++) {
           for (const { mode, connections } of CELLS) {
             for (const target of ["direct", "baseline", "gateway"] as Target[]) {
-              const sample = await measure(targets[target].server, targets[target].url, mode, connections, keysFile);
+              const sample = await measure(targets[target].server, targets[target].url, mode, connections, keysFile, SECONDS, LOAD_CORE);
               const key = `${mode}|${connections}|${target}`;
               samples.set(key, [...(samples.get(key) ?? []), sample]);
               log(`[${dialect}] run ${run} ${mode} c=${connections} ${target}: ${fmt(sample.rps)} req/s, p50 ${fmt(sample.p50, 3)} ms, ${fmt(sample.cpuPerRequestUs, 1)} µs CPU/req${sample.failures ? `, ${sample.failures} FAILED` : ""}`);
@@ -272,7 +236,8 @@ async function main(): Promise<void> {
     "|---|---|---|---|---|---|---|---|---|---|",
     ...rows,
     "",
-    "What each cell costs, its floor program's figure and where the time goes: [PROFILE.md](PROFILE.md).",
+    "What each cell costs, its floor program's figure and where the time goes: [PROFILE.md](PROFILE.md); the latest",
+    "comparison with another revision (`make bench-ab REV=…`): [AB.md](AB.md).",
     "",
   ].join("\n");
   writeFileSync(RESULTS, report);

@@ -1,9 +1,10 @@
 // What the benchmark's scripts share: the compiled gateway, the request they send, funded
 // accounts made through the CLI, and a fresh database for each run.
 import { SQL } from "bun";
-import { mkdtempSync, writeFileSync } from "node:fs";
+import { Database } from "bun:sqlite";
+import { copyFileSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 
 export type Dialect = "sqlite" | "postgres";
 /** Non-streaming; streams of 20 content chunks; streams of 200 (the fake upstream answers 320 max tokens so). */
@@ -21,42 +22,99 @@ const BODIES: Record<Mode, string> = {
 };
 export const chatBody = (mode: Mode) => BODIES[mode];
 
-/** Runs the compiled gateway's CLI and returns what it printed. */
-export async function gatewayCli(args: string[], env: Record<string, string>): Promise<string> {
-  const proc = Bun.spawn([BINARY, ...args], { env: { ...process.env, ...env }, stdout: "pipe", stderr: "pipe" });
-  const [out, err, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
-  if (code !== 0) throw new Error(`gateway ${args.join(" ")} failed: ${err}`);
-  return out;
+const CLI_TIMEOUT_MS = 30_000;
+
+/** Runs a compiled gateway's CLI (by default the working tree's) and returns what it printed. */
+export async function gatewayCli(args: string[], env: Record<string, string>, binary = BINARY): Promise<string> {
+  const proc = Bun.spawn([binary, ...args], { env: { ...process.env, ...env }, stdout: "pipe", stderr: "pipe", stdin: "ignore" });
+  const timer = setTimeout(() => proc.kill("SIGKILL"), CLI_TIMEOUT_MS);
+  try {
+    const [out, err, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
+    if (code !== 0) throw new Error(`${binary} ${args.join(" ")} failed (exit ${code}${proc.signalCode ? `, ${proc.signalCode}` : ""}): ${(err || out).trim().slice(-2000)}`);
+    return out;
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 /**
  * `count` funded accounts with one key each, made through the CLI as an operator would; the
  * keys are also written to a file, one per line, for wrk's script to rotate through.
  */
-export async function prepareAccounts(env: Record<string, string>, count: number): Promise<{ keys: string[]; emails: string[]; keysFile: string }> {
-  await gatewayCli(["migrate"], env);
+export async function prepareAccounts(
+  env: Record<string, string>,
+  count: number,
+  binary = BINARY,
+): Promise<{ keys: string[]; emails: string[]; keysFile: string }> {
+  await gatewayCli(["migrate"], env, binary);
   const emails = Array.from({ length: count }, (_, i) => `bench-${i}@bench.local`);
   const keys: string[] = [];
   for (const email of emails) {
-    await gatewayCli(["users", "create", "--email", email, "--credits", "100000", "--json"], env);
-    keys.push(JSON.parse(await gatewayCli(["keys", "create", "--email", email, "--name", "bench", "--json"], env)).key);
+    await gatewayCli(["users", "create", "--email", email, "--credits", "100000", "--json"], env, binary);
+    keys.push(JSON.parse(await gatewayCli(["keys", "create", "--email", email, "--name", "bench", "--json"], env, binary)).key);
   }
   const keysFile = join(mkdtempSync(join(tmpdir(), "gateway-bench-keys-")), "keys.txt");
   writeFileSync(keysFile, `${keys.join("\n")}\n`);
   return { keys, emails, keysFile };
 }
 
+export async function postgresReachable(): Promise<boolean> {
+  try {
+    const conn = new SQL(PG_SERVER, { max: 1, connectionTimeout: 2 });
+    await conn.unsafe("SELECT 1");
+    await conn.close();
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Runs one statement on PG_SERVER's own database (CREATE DATABASE, DROP DATABASE). */
+async function pgAdmin(statement: string): Promise<void> {
+  const conn = new SQL(PG_SERVER, { max: 1, connectionTimeout: 5 });
+  try {
+    await conn.unsafe(statement);
+  } finally {
+    await conn.close();
+  }
+}
+
+/** PG_SERVER's URL for database `name`. */
+const pgUrl = (name: string) => {
+  const url = new URL(PG_SERVER);
+  url.pathname = `/${name}`;
+  return url.toString();
+};
+
+const dropPg = (name: string) => pgAdmin(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+
 /** An empty database: a new SQLite file, or a Postgres database `name` created afresh. */
 export async function freshDatabase(dialect: Dialect, name = `gw_bench_${process.pid}`): Promise<{ url: string; drop(): Promise<void> }> {
   if (dialect === "sqlite") return { url: `sqlite:${join(mkdtempSync(join(tmpdir(), "gateway-bench-")), "bench.db")}`, drop: async () => {} };
-  const admin = async (statement: string) => {
-    const conn = new SQL(PG_SERVER, { max: 1 });
-    await conn.unsafe(statement);
-    await conn.close();
-  };
-  await admin(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-  await admin(`CREATE DATABASE ${name}`);
-  const url = new URL(PG_SERVER);
-  url.pathname = `/${name}`;
-  return { url: url.toString(), drop: () => admin(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`) };
+  await dropPg(name);
+  await pgAdmin(`CREATE DATABASE ${name}`);
+  return { url: pgUrl(name), drop: () => dropPg(name) };
+}
+
+/**
+ * A copy of `template` (a database freshDatabase made, then migrated and filled): a copied
+ * SQLite file, or a Postgres database `name` created from it as a template. `drop` removes it.
+ */
+export async function cloneDatabase(
+  template: { dialect: Dialect; url: string; /** Postgres: the template database's name. */ name?: string },
+  name: string,
+): Promise<{ url: string; drop(): Promise<void> }> {
+  if (template.dialect === "sqlite") {
+    const from = template.url.slice("sqlite:".length);
+    // Everything in the main file first, so that a copy of it alone is the whole database.
+    const db = new Database(from);
+    db.exec("PRAGMA wal_checkpoint(TRUNCATE)");
+    db.close();
+    const to = join(mkdtempSync(join(tmpdir(), "gateway-bench-clone-")), "bench.db");
+    copyFileSync(from, to);
+    return { url: `sqlite:${to}`, drop: async () => rmSync(dirname(to), { recursive: true, force: true }) };
+  }
+  await dropPg(name);
+  await pgAdmin(`CREATE DATABASE ${name} TEMPLATE ${template.name}`);
+  return { url: pgUrl(name), drop: () => dropPg(name) };
 }
