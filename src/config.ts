@@ -29,6 +29,8 @@ export interface Config {
   chatMaxBodyBytes: number;
   /** The body limit of `/v1/messages` and `/v1/responses`, where agents send their whole sessions. */
   agentMaxBodyBytes: number;
+  /** How long stored Responses API state is kept (`RESPONSES_RETENTION_DAYS`); 0: nothing is stored. */
+  responsesRetentionDays: number;
   /** What a client leaving mid-stream means: release the reservation (the spec's rule), or read on and charge. */
   streamDisconnectPolicy: StreamDisconnectPolicy;
   stripe: {
@@ -178,6 +180,7 @@ export function loadConfig(env: Env = process.env, overrides: ConfigOverrides = 
     providerTimeoutMs: integer("PROVIDER_TIMEOUT_MS", 120_000, 1, 3_600_000),
     chatMaxBodyBytes: integer("CHAT_MAX_BODY_BYTES", BODY_LIMIT_BYTES, 1_024, MAX_BODY_BYTES),
     agentMaxBodyBytes: integer("AGENT_MAX_BODY_BYTES", AGENT_BODY_LIMIT_BYTES, 1_024, MAX_BODY_BYTES),
+    responsesRetentionDays: integer("RESPONSES_RETENTION_DAYS", 30, 0, 3_650),
     streamDisconnectPolicy: oneOf("STREAM_DISCONNECT_POLICY", STREAM_DISCONNECT_POLICIES, "release"),
     stripe: {
       secretKey: read("STRIPE_SECRET_KEY"),

@@ -25,13 +25,19 @@ export class AppError extends Error {
   readonly retryAfterSeconds: number | undefined;
   /** Whether retrying the same request can succeed (`x-should-retry` on chat); undefined: as the kind says. */
   readonly shouldRetry: boolean | undefined;
+  /** The request field at fault, where an API names it (OpenAI's `param`). */
+  readonly param: string | undefined;
+  /** A machine-readable code where an API documents one (OpenAI's `previous_response_not_found`); else the status. */
+  readonly code: string | undefined;
 
-  constructor(kind: ErrorKind, message: string, options: { retryAfterSeconds?: number; shouldRetry?: boolean } = {}) {
+  constructor(kind: ErrorKind, message: string, options: { retryAfterSeconds?: number; shouldRetry?: boolean; param?: string; code?: string } = {}) {
     super(message);
     this.name = "AppError";
     this.kind = kind;
     this.retryAfterSeconds = options.retryAfterSeconds;
     this.shouldRetry = options.shouldRetry;
+    this.param = options.param;
+    this.code = options.code;
   }
 
   get status(): number {

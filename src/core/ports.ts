@@ -12,6 +12,7 @@ import type { CheckoutEventStore } from "./checkout/events.ts";
 import type { CheckoutStore, ReceiptStore } from "./checkout/sessions.ts";
 import type { DashboardStore } from "./usage/history.ts";
 import type { UsageExportStore } from "./usage/export.ts";
+import type { ResponsesStore } from "./responses/stored.ts";
 import type {
   AccountStore, HealthStore, KeyManagementStore, KeyStore, ModelStore, RateLimitStore, UserStore,
 } from "./store.ts";
@@ -19,4 +20,4 @@ import type {
 export type Store = ModelStore & HealthStore & AccountStore & KeyStore & RateLimitStore & DashboardStore
   & UserStore & SessionStore & KeyManagementStore & UsageExportStore & BillingStore
   & CheckoutStore & CheckoutEventStore & AlertStore & AuditStore & AccountSecurityStore & AdminAccountStore & AdminStatsStore
-  & ModelSpendStore & ReceiptStore;
+  & ModelSpendStore & ReceiptStore & ResponsesStore;

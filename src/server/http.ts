@@ -34,9 +34,13 @@ export function errorHeaders(error: AppError): Record<string, string> {
   return { ...retryHeaders(error), ...(retry === undefined ? {} : { "x-should-retry": String(retry) }) };
 }
 
-/** The chat surface's error body: `{ error: { message, type, code } }` with `code` the status. */
+/** The chat surface's error body: `{ error: { message, type, code } }` with `code` the status (or the documented code), and `param` where one is named. */
 export const chatError = (error: AppError, headers: Record<string, string> = {}): Response =>
-  json({ error: { message: error.message, type: error.chatType, code: String(error.status) } }, error.status, { ...errorHeaders(error), ...headers });
+  json(
+    { error: { message: error.message, type: error.chatType, ...(error.param ? { param: error.param } : {}), code: error.code ?? String(error.status) } },
+    error.status,
+    { ...errorHeaders(error), ...headers },
+  );
 
 /** The account and public surfaces' error body: `{ error: string }`. */
 export const plainError = (error: AppError, headers: Record<string, string> = {}): Response =>

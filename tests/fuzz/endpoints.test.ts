@@ -246,7 +246,8 @@ describeEachDialect("fuzzing a running gateway", (dialect) => {
 
   const keyId = fc.oneof(fc.uuid(), printable.filter((t) => t.length > 0).map(encodeURIComponent), hostileText.filter((t) => t.length > 0 && t.length < 100 && t.isWellFormed()).map(encodeURIComponent));
   const ENDPOINTS: [string, string][] = [
-    ["POST", "/v1/chat/completions"], ["POST", "/v1/responses"], ["POST", "/v1/messages"], ["POST", "/v1/messages/count_tokens"], ["POST", "/estimator"], ["POST", "/auth/signup"], ["POST", "/auth/login"],
+    ["POST", "/v1/chat/completions"], ["POST", "/v1/responses"], ["POST", "/v1/messages"], ["POST", "/v1/messages/count_tokens"],
+    ["GET", "/v1/responses/:id"], ["DELETE", "/v1/responses/:id"], ["GET", "/v1/responses/:id/input_items"], ["POST", "/estimator"], ["POST", "/auth/signup"], ["POST", "/auth/login"],
     ["POST", "/auth/logout"], ["GET", "/account"], ["GET", "/account/usage"], ["GET", "/account/spend"],
     ["GET", "/keys/generate"], ["POST", "/keys/generate"], ["PATCH", "/keys/:id"], ["POST", "/keys/:id/rotate"],
     ["DELETE", "/keys/:id/revoke"], ["DELETE", "/keys/:id"], ["PATCH", "/settings/alert-threshold"],
@@ -266,7 +267,7 @@ describeEachDialect("fuzzing a running gateway", (dialect) => {
     ["GET", "/dashboard/admin"], ["GET", "/dashboard/admin/accounts"], ["GET", "/dashboard/admin/catalog"],
   ];
   // The query parameters the endpoints read, with anything as their value; or anything at all.
-  const QUERY_PARAMS = ["page", "q", "days", "email", "key", "model", "status", "from", "to"];
+  const QUERY_PARAMS = ["page", "q", "days", "email", "key", "model", "status", "from", "to", "after", "limit", "order"];
   const query = fc.oneof(
     printable.map((t) => `?${encodeURIComponent(t)}=${encodeURIComponent(t)}`),
     fc.tuple(fc.constantFrom(...QUERY_PARAMS), fc.oneof(printable, hostileText.filter((t) => t.isWellFormed()))).map(([name, value]) => `?${name}=${encodeURIComponent(value)}`),

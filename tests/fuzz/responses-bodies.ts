@@ -13,6 +13,7 @@ const item = fc.oneof(
   fc.record({ role: fc.constantFrom("user", "assistant", "system", "developer"), content: fc.oneof(fc.string({ maxLength: 100 }), fc.constant([{ type: "input_text", text: "hi" }])) }),
   fc.record({ type: fc.constant("function_call"), call_id: fc.constant("call_1"), name: fc.constant("f"), arguments: fc.constant("{}") }),
   fc.record({ type: fc.constant("function_call_output"), call_id: fc.constant("call_1"), output: fc.string({ maxLength: 50 }) }),
+  fc.record({ type: fc.constant("item_reference"), id: fc.string({ minLength: 1, maxLength: 20 }) }),
 );
 
 const validResponses = fc.record(
@@ -32,7 +33,7 @@ const validResponses = fc.record(
     metadata: fc.dictionary(fc.string({ maxLength: 10 }), fc.string({ maxLength: 10 }), { maxKeys: 3 }),
     user: fc.string({ maxLength: 40 }),
     store: fc.boolean(),
-    previous_response_id: fc.constant("resp_1"),
+    previous_response_id: fc.oneof(fc.constant("resp_1"), fc.string({ maxLength: 30 })),
   },
   { requiredKeys: ["model", "input"] },
 );
@@ -50,10 +51,15 @@ export const responsesRequest = (anyJson: fc.Arbitrary<unknown>) =>
     fc.dictionary(fc.constantFrom(...FIELDS), anyJson, { maxKeys: 5 }),
   );
 
-/** Whether the gateway must forward the body (a valid request for a translated model), else answer 400. */
+/**
+ * Whether the gateway must forward the body (a valid request for a translated model), else
+ * answer 400. The fuzzed ids name nothing stored: a request that continues one is a 400.
+ */
 export function isForwardableResponse(wire: string): boolean {
   try {
-    return TRANSLATED_IDS.includes(parseResponsesRequest(JSON.parse(wire)).model);
+    const request = parseResponsesRequest(JSON.parse(wire));
+    const references = Array.isArray(request.input) && request.input.some((item) => item.type === "item_reference");
+    return TRANSLATED_IDS.includes(request.model) && !request.previous_response_id && !references;
   } catch {
     return false;
   }

@@ -101,10 +101,10 @@ describeEachDialect("Responses API errors", (dialect) => {
   });
 
   test.each([
-    [{ previous_response_id: "resp_1" }, "previous_response_id is not supported"],
-    [{ store: true }, "store: true is not supported"],
+    // Unknown response and item ids are in responses.stored.test.ts, with OpenAI's param and code.
+    [{ background: true }, "background: true is not supported"],
+    [{ conversation: "conv_1" }, "conversation is not supported"],
     [{ tools: [{ type: "web_search" }] }, "Server-side tools are not supported"],
-    [{ input: [{ type: "item_reference", id: "msg_1" }] }, "input[0] is an item_reference"],
     [{ max_output_tokens: 0 }, "max_output_tokens must be an integer from 1 to 200000"],
     [{ input: [] }, "input must be a string"],
     [{ input: [{ type: "function_call", name: "f" }] }, "input[0] must be a message"],

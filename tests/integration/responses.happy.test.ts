@@ -30,7 +30,7 @@ describeEachDialect("Responses API with the openai SDK", (dialect) => {
     const { secret, account } = await fundedKey(gateway().store, "5");
     const response = await client(gateway().url, secret).responses.create({ model, input: "Say hello", instructions: "Be brief", max_output_tokens: 64 });
     expect(response.output_text).toBe("Hello there");
-    expect(response).toMatchObject({ object: "response", status: "completed", model, store: false });
+    expect(response).toMatchObject({ object: "response", status: "completed", model, store: true });
     expect(response.usage as unknown).toEqual(responseUsage(model, 120, 30, { cached: 100 }));
     await expectCharged(gateway(), account.id, FUNDED, costOf(model, 120, 30, 100));
     const sent = fake.received.at(-1)!;

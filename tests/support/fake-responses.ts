@@ -25,10 +25,14 @@ export interface Script {
   holdUntil?: Promise<unknown>;
 }
 
+/** Picks the answer from each request: its path and body. */
+export type ScriptFor = (request: { path: string; body: Record<string, unknown> }) => Script;
+
 export interface FakeResponsesProvider {
   baseUrl: string;
   received: { path: string; body: Record<string, unknown>; headers?: Record<string, string | null> }[];
-  script(next: Script): void;
+  /** The answer to every request from now on, or a function choosing each request's answer. */
+  script(next: Script | ScriptFor): void;
   openStreams(): number;
   stop(): Promise<void>;
 }
@@ -42,16 +46,17 @@ function nativeUsage(u: Script["usage"]): Fields {
   };
 }
 
-function nativeItem(s: Script): Fields {
-  if (s.call) return { id: "fc_fake", type: "function_call", status: "completed", ...s.call };
-  return { id: "msg_fake", type: "message", status: "completed", role: "assistant", content: [{ type: "output_text", text: s.text ?? "", annotations: [] }] };
+// Item ids are unique per answer, as OpenAI's are: a later turn names them (`item_reference`).
+function nativeItem(s: Script, serial: number): Fields {
+  if (s.call) return { id: `fc_fake${serial}`, type: "function_call", status: "completed", ...s.call };
+  return { id: `msg_fake${serial}`, type: "message", status: "completed", role: "assistant", content: [{ type: "output_text", text: s.text ?? "", annotations: [] }] };
 }
 
-function nativeResponse(s: Script, body: Fields, status: string): Fields {
+function nativeResponse(s: Script, body: Fields, status: string, serial: number): Fields {
   return {
     id: "resp_fake", object: "response", created_at: 1_741_476_542, status, error: null, incomplete_details: null,
     instructions: body.instructions ?? null, max_output_tokens: body.max_output_tokens ?? null, model: body.model,
-    output: status === "completed" ? [nativeItem(s)] : [], parallel_tool_calls: true, previous_response_id: null,
+    output: status === "completed" ? [nativeItem(s, serial)] : [], parallel_tool_calls: true, previous_response_id: null,
     reasoning: { effort: null, summary: null }, store: false, temperature: 1, text: { format: { type: "text" } },
     tool_choice: "auto", tools: [], top_p: 1, truncation: "disabled",
     usage: status === "completed" ? nativeUsage(s.usage) : null, user: null, metadata: {},
@@ -59,8 +64,8 @@ function nativeResponse(s: Script, body: Fields, status: string): Fields {
 }
 
 /** The documented event sequence of a streamed Response. */
-function nativeEvents(s: Script, body: Fields): Fields[] {
-  const item = nativeItem(s);
+function nativeEvents(s: Script, body: Fields, serial: number): Fields[] {
+  const item = nativeItem(s, serial);
   const added = { ...item, status: "in_progress", ...(s.call ? { arguments: "" } : { content: [] }) };
   const ids = { item_id: item.id, output_index: 0 };
   const middle: Fields[] = s.call
@@ -75,12 +80,12 @@ function nativeEvents(s: Script, body: Fields): Fields[] {
         { type: "response.content_part.done", ...ids, content_index: 0, part: { type: "output_text", text: s.text, annotations: [] } },
       ];
   return [
-    { type: "response.created", response: nativeResponse(s, body, "in_progress") },
-    { type: "response.in_progress", response: nativeResponse(s, body, "in_progress") },
+    { type: "response.created", response: nativeResponse(s, body, "in_progress", serial) },
+    { type: "response.in_progress", response: nativeResponse(s, body, "in_progress", serial) },
     { type: "response.output_item.added", output_index: 0, item: added },
     ...middle,
     { type: "response.output_item.done", output_index: 0, item },
-    { type: "response.completed", response: nativeResponse(s, body, "completed") },
+    { type: "response.completed", response: nativeResponse(s, body, "completed", serial) },
   ].map((event, sequence_number) => ({ ...event, sequence_number }));
 }
 
@@ -114,7 +119,7 @@ function chatChunks(s: Script, body: Fields): Fields[] {
 }
 
 export function startFakeResponsesProvider(): FakeResponsesProvider {
-  let script: Script = { text: "Hello there", usage: { input: 10, output: 2 } };
+  let script: Script | ScriptFor = { text: "Hello there", usage: { input: 10, output: 2 } };
   let open = 0;
   const received: FakeResponsesProvider["received"] = [];
   const encoder = new TextEncoder();
@@ -156,7 +161,7 @@ export function startFakeResponsesProvider(): FakeResponsesProvider {
     async fetch(request) {
       const path = new URL(request.url).pathname;
       const body = (await request.json()) as Fields;
-      const s = script;
+      const s = typeof script === "function" ? script({ path, body }) : script;
       if (path === "/v1/messages") {
         const headers = { "x-api-key": request.headers.get("x-api-key"), "anthropic-version": request.headers.get("anthropic-version") };
         received.push({ path, body, headers });
@@ -166,9 +171,10 @@ export function startFakeResponsesProvider(): FakeResponsesProvider {
       received.push({ path, body });
       if (s.status) return Response.json({ error: { message: "fake failure", type: "server_error" } }, { status: s.status });
       const native = path === "/v1/responses";
-      if (!body.stream) return Response.json(native ? nativeResponse(s, body, "completed") : chatCompletion(s, body));
+      const serial = received.length;
+      if (!body.stream) return Response.json(native ? nativeResponse(s, body, "completed", serial) : chatCompletion(s, body));
       const events = native
-        ? nativeEvents(s, body).map((e) => `event: ${e.type}\ndata: ${JSON.stringify(e)}\n\n`)
+        ? nativeEvents(s, body, serial).map((e) => `event: ${e.type}\ndata: ${JSON.stringify(e)}\n\n`)
         : [...chatChunks(s, body).map((e) => `data: ${JSON.stringify(e)}\n\n`), "data: [DONE]\n\n"];
       return stream(request, events, s);
     },

@@ -21,6 +21,8 @@ export interface StreamSink {
   flush(): Promise<void>;
   /** The client has gone: nothing more reaches it. */
   readonly gone: boolean;
+  /** Resolves once a front door's own work after the relay (keeping a response) is done and written. */
+  finished?(): Promise<void>;
 }
 
 export interface Relay {

@@ -10,6 +10,8 @@ const decoder = new TextDecoder();
 export abstract class RewritingSink implements StreamSink {
   /** What `read` wrote for the payloads of one `emit`, sent in one write. */
   protected out = "";
+  /** Events held until some work is done (`hold`), with any written after them. */
+  private held: Promise<string> | null = null;
 
   constructor(private readonly sink: StreamSink) {}
 
@@ -32,7 +34,28 @@ export abstract class RewritingSink implements StreamSink {
     }
     const out = this.out;
     this.out = "";
-    if (out) this.sink.emit(out);
+    if (this.held) this.held = this.held.then((text) => text + out);
+    else if (out) this.sink.emit(out);
+  }
+
+  /**
+   * Writes what is pending now, then holds the events `write` adds, and whatever follows them,
+   * until `work` has settled; `finished` writes them.
+   */
+  protected hold(work: Promise<unknown>, write: () => void): void {
+    if (this.out) this.sink.emit(this.out);
+    this.out = "";
+    write();
+    const text = this.out;
+    this.out = "";
+    this.held = work.then(() => text, () => text);
+  }
+
+  async finished(): Promise<void> {
+    if (!this.held) return;
+    const text = await this.held;
+    this.held = null;
+    if (text) this.sink.emit(text);
   }
 
   /** One chunk, or the relay's error (`{error}`, no choices). */

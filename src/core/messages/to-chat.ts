@@ -126,6 +126,16 @@ function reasoningEffort(request: MessagesRequest): string | undefined {
   return undefined;
 }
 
+// OpenAI's end-user identifiers are short (`safety_identifier`: at most 64 characters); Claude
+// Code's user_id is a JSON document of its own, which is not passed on.
+const END_USER_MAX_LENGTH = 64;
+function endUser(userId: string | null | undefined, dropped: Set<string>): string | undefined {
+  if (!userId) return undefined;
+  if (userId.length <= END_USER_MAX_LENGTH) return userId;
+  dropped.add("metadata.user_id");
+  return undefined;
+}
+
 const defined = (fields: Fields): Fields => Object.fromEntries(Object.entries(fields).filter(([, v]) => v !== undefined && v !== null));
 
 export interface ChatTranslation {
@@ -153,7 +163,7 @@ export function toChatRequest(request: MessagesRequest, provider: Provider): Cha
     tool_choice: toolChoice(request.tool_choice),
     parallel_tool_calls: request.tool_choice?.disable_parallel_tool_use === true ? false : undefined,
     reasoning_effort: reasoningEffort(request),
-    user: request.metadata?.user_id ?? undefined,
+    user: endUser(request.metadata?.user_id, dropped),
   }) as ChatRequest;
   return { request: chat, dropped: [...dropped] };
 }

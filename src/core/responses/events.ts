@@ -22,6 +22,21 @@ const PREFIX: Record<OpenItem["kind"], string> = { text: "msg", call: "fc", reas
 
 const objectOr = (value: unknown): Fields => (typeof value === "object" && value !== null ? (value as Fields) : {});
 
+/** What a Responses stream is written with, beside the request. */
+export interface ResponseStream {
+  /** The Response's id (the gateway's own). */
+  id: string;
+  model: string;
+  /** The chunks carry a provider's own Responses events (native.ts), not chat deltas. */
+  native: boolean;
+  now: () => number;
+  /** Keeps the finished Response (stored responses); its last event waits for it. */
+  keep?: (response: Fields & { id: string }) => Promise<unknown>;
+}
+
+/** A native stream's terminal events: they carry the finished Response. */
+const FINISHED = new Set(["response.completed", "response.incomplete"]);
+
 /** Rewrites the chat relay's payloads as Responses events onto `sink`. */
 export class ResponseEvents extends RewritingSink {
   private sequence = 0;
@@ -31,11 +46,10 @@ export class ResponseEvents extends RewritingSink {
   private text: OpenItem | null = null;
   private reasoning: OpenItem | null = null;
 
-  /** `native`: the chunks carry a provider's own Responses events (native.ts), not chat deltas. */
   constructor(
     sink: StreamSink,
     private readonly request: ResponsesRequest,
-    private readonly stream: { model: string; native: boolean; now: () => number },
+    private readonly stream: ResponseStream,
   ) {
     super(sink);
   }
@@ -67,16 +81,24 @@ export class ResponseEvents extends RewritingSink {
     const { type, sequence_number: _sequence, ...fields } = event;
     if (typeof fields.response === "object" && fields.response !== null) {
       const response = fields.response as Fields;
-      fields.response = wireUsage ? fromNative(response, this.model, wireUsage) : { ...response, model: this.model };
-      this.head ??= { id: String(response.id), created_at: Number(response.created_at), model: this.model };
+      fields.response = fromNative(response, this.request, { id: this.stream.id, model: this.model }, wireUsage || undefined);
+      this.head ??= { id: this.stream.id, created_at: Number(response.created_at), model: this.model };
     }
-    this.send(String(type), fields);
+    if (FINISHED.has(String(type))) this.finish(String(type), fields);
+    else this.send(String(type), fields);
+  }
+
+  /** The last event, once the response is kept where the client asked for that (`keep`), so that a next turn finds it. */
+  private finish(type: string, fields: Fields): void {
+    const keep = this.stream.keep;
+    if (!keep) return this.send(type, fields);
+    this.hold(keep(fields.response as Fields & { id: string }), () => this.send(type, fields));
   }
 
   private started(chunk: Fields): void {
     if (this.head) return;
     const created = Number.isInteger(chunk.created) ? Number(chunk.created) : Math.floor(this.stream.now() / 1000);
-    this.head = { id: `resp_${String(chunk.id ?? crypto.randomUUID()).replace(/^chatcmpl-/, "")}`, created_at: created, model: this.model };
+    this.head = { id: this.stream.id, created_at: created, model: this.model };
     const response = responseObject(this.head, this.request, { status: "in_progress", output: [], usage: null });
     this.send("response.created", { response });
     this.send("response.in_progress", { response });
@@ -144,12 +166,12 @@ export class ResponseEvents extends RewritingSink {
     const outcome = outcomeOf(finishReason);
     const output = this.items.map((item) => this.itemOf(item, "completed"));
     const response = responseObject(this.head!, this.request, { ...outcome, output, usage: responsesUsage(wireUsage) });
-    this.send(outcome.status === "completed" ? "response.completed" : "response.incomplete", { response });
+    this.finish(outcome.status === "completed" ? "response.completed" : "response.incomplete", { response });
   }
 
   /** The relay's error event (the provider failed, or the charge could not be written) as `response.failed`. */
   private failed(error: Fields): void {
-    const head = this.head ?? { id: `resp_${crypto.randomUUID()}`, created_at: Math.floor(this.stream.now() / 1000), model: this.model };
+    const head = this.head ?? { id: this.stream.id, created_at: Math.floor(this.stream.now() / 1000), model: this.model };
     const output = this.items.map((item) => this.itemOf(item, "incomplete"));
     const failure = { code: error.code === "503" ? "server_error" : "upstream_error", message: String(error.message ?? "") };
     this.send("response.failed", { response: responseObject(head, this.request, { status: "failed", output, usage: null, error: failure }) });

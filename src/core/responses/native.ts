@@ -12,6 +12,17 @@ import { chatUsageOf } from "./response.ts";
 
 type Fields = Record<string, unknown>;
 
+// OpenAI's reasoning models, whose reasoning items a stateless request must carry back encrypted
+// (platform.openai.com/docs/guides/reasoning, "Encrypted reasoning items").
+const REASONS_ENCRYPTED = /^(o\d|gpt-5)/;
+
+/**
+ * The conversation as a provider's Responses API takes it: a reasoning item it did not write
+ * (a translated provider's, with no `encrypted_content`) cannot be sent back, and is left out.
+ */
+const nativeInput = (input: ResponsesRequest["input"]): ResponsesRequest["input"] =>
+  typeof input === "string" ? input : input.filter((item) => item.type !== "reasoning" || "encrypted_content" in item);
+
 /** Providers whose API reference documents `POST /v1/responses`. */
 const NATIVE: readonly Provider[] = ["openai", "xai"];
 
@@ -36,7 +47,7 @@ export const responsesNames = (chatNames: readonly string[]): string[] => chatNa
  */
 export function nativeBody(request: ResponsesRequest, model: Model, ceiling: number, chatDropped: readonly string[]): UpstreamRequest {
   const dropped = responsesNames(chatDropped);
-  const body: Fields = { model: model.upstreamModel, input: request.input };
+  const body: Fields = { model: model.upstreamModel, input: nativeInput(request.input) };
   for (const field of FORWARDED) {
     if (request[field] === undefined || dropped.includes(field)) continue;
     body[field] = request[field];
@@ -45,7 +56,12 @@ export function nativeBody(request: ResponsesRequest, model: Model, ceiling: num
   const textDropped = dropped.filter((name) => name.startsWith("text.")).map((name) => name.slice("text.".length));
   if (request.text && textDropped.length > 0) body.text = Object.fromEntries(Object.entries(request.text).filter(([key]) => !textDropped.includes(key)));
   body.max_output_tokens = ceiling;
-  body.store = false; // the gateway is stateless: nothing is kept at the provider either
+  // The gateway keeps the state (stored.ts): nothing is kept at the provider, and a reasoning
+  // model's reasoning comes back encrypted, to be sent again with the next turn.
+  body.store = false;
+  if (REASONS_ENCRYPTED.test(model.upstreamModel) && model.provider === "openai") {
+    body.include = [...new Set([...((body.include as string[] | undefined) ?? []), "reasoning.encrypted_content"])];
+  }
   if (request.stream) body.stream = true;
   return { body, dropped };
 }

@@ -30,9 +30,9 @@ export async function admitResponse(ports: ChatPorts, call: Omit<ChatCall, "requ
   return { ports: { ...ports, provider: nativeProvider(ports.provider) }, admitted: { ...admitted, upstream }, request, native: true };
 }
 
-/** Forwards a non-streamed request, charges its usage and answers the Response. */
-export async function completeResponse(admittedResponse: AdmittedResponse): Promise<Record<string, unknown>> {
+/** Forwards a non-streamed request, charges its usage and answers the Response under `id`. */
+export async function completeResponse(admittedResponse: AdmittedResponse, id: string): Promise<Record<string, unknown>> {
   const { ports, admitted, request, native } = admittedResponse;
   const answer = await completeChat(ports, admitted);
-  return native ? fromNative(answer.response as Record<string, unknown>, admitted.model.id, answer.usage) : fromCompletion(answer, request);
+  return native ? fromNative(answer.response as Record<string, unknown>, request, { id, model: admitted.model.id }, answer.usage) : fromCompletion(answer, request, id);
 }

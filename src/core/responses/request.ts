@@ -1,5 +1,5 @@
 // OpenAI's Responses API request (platform.openai.com/docs/api-reference/responses/create), the
-// stateless part the gateway serves, as a TypeBox schema with limits analogous to the chat
+// part the gateway serves (its state kept by stored.ts), as a TypeBox schema with limits analogous to the chat
 // request's (docs/decisions.md, "Responses API"). Unknown fields are allowed and not forwarded.
 import { type Static, Type as T } from "@sinclair/typebox";
 import { TypeCompiler } from "@sinclair/typebox/compiler";
@@ -38,7 +38,10 @@ const FunctionCallOutput = T.Object({
 // Reasoning items that reasoning models return, sent back by SDKs: forwarded natively, left out when translated.
 const Reasoning = T.Object({ type: T.Literal("reasoning") });
 
-const Item = T.Union([Message, FunctionCall, FunctionCallOutput, Reasoning]);
+// A stored item of the account's, named by id (stored.ts resolves it).
+const ItemReference = T.Object({ type: T.Literal("item_reference"), id: T.String({ minLength: 1, maxLength: 256 }) });
+
+const Item = T.Union([Message, FunctionCall, FunctionCallOutput, Reasoning, ItemReference]);
 
 const FunctionTool = T.Object({
   type: T.Literal("function"),
@@ -74,7 +77,7 @@ const ResponsesRequestSchema = T.Object({
   service_tier: T.Optional(OPENAI_PARAMS.service_tier.schema),
   stream: T.Optional(T.Union([T.Boolean(), T.Null()])),
   store: T.Optional(T.Union([T.Boolean(), T.Null()])),
-  previous_response_id: T.Optional(T.Union([T.String(), T.Null()])),
+  previous_response_id: T.Optional(T.Union([T.String({ minLength: 1, maxLength: 256 }), T.Null()])),
   include: T.Optional(T.Union([T.Array(T.String(), { maxItems: 16 }), T.Null()])),
 });
 
@@ -83,7 +86,8 @@ export type InputItem = Static<typeof Item>;
 
 const RULES: Record<string, string> = {
   model: "must be a non-empty string of at most 128 characters",
-  input: `must be a string of at most ${TEXT_LIMIT} characters or an array of 1 to ${MAX_INPUT_ITEMS} items (message, function_call, function_call_output)`,
+  input: `must be a string of at most ${TEXT_LIMIT} characters or an array of 1 to ${MAX_INPUT_ITEMS} items (message, function_call, function_call_output, item_reference)`,
+  previous_response_id: "must be a response id (a string of at most 256 characters)",
   instructions: `must be a string of at most ${TEXT_LIMIT} characters`,
   tools: "must be an array of at most 64 function tools {type: \"function\", name, description, parameters}",
   tool_choice: "must be none, auto, required or {type: \"function\", name}",
@@ -113,18 +117,18 @@ function describe(body: Record<string, unknown>, pointer: string): string {
   // A union reports the array, not the item: find the first item that is none of the kinds.
   const index = top === "input" && Array.isArray(body.input) ? (pointed ?? body.input.findIndex((item) => !compiledItem.Check(item))) : pointed;
   if (top === "input" && index !== undefined && Number(index) >= 0) {
-    return `input[${index}] must be a message {role, content} with input_text, output_text or input_image parts, a function_call {call_id, name, arguments} or a function_call_output {call_id, output}`;
+    return `input[${index}] must be a message {role, content} with input_text, output_text or input_image parts, a function_call {call_id, name, arguments}, a function_call_output {call_id, output} or an item_reference {id}`;
   }
   if (!(top in body)) return `${top} is required`;
   return `${top} ${RULES[top] ?? "is invalid"}`;
 }
 
-/** What a stateless gateway cannot do, said as such rather than done silently. */
-function refuseStatefulOrServerSide(body: ResponsesRequest): void {
-  if (body.previous_response_id) {
-    throw invalid("previous_response_id is not supported: this gateway does not store responses; send the whole conversation in input");
+/** What the gateway does not offer, said as such rather than done silently. */
+function refuseUnoffered(body: ResponsesRequest & { background?: unknown; conversation?: unknown }): void {
+  if (body.background === true) throw invalid("background: true is not supported: this gateway answers each request while it is open; leave background out");
+  if (body.conversation !== undefined && body.conversation !== null) {
+    throw invalid("conversation is not supported: continue a conversation with previous_response_id");
   }
-  if (body.store === true) throw invalid("store: true is not supported: this gateway does not store responses; leave store out or set it to false");
   const serverSide = (body.tools ?? []).find((tool) => tool.type !== "function");
   if (serverSide) {
     throw invalid(`Server-side tools are not supported (tools contains type "${serverSide.type}"); only function tools are`);
@@ -141,14 +145,10 @@ function refuseStatefulOrServerSide(body: ResponsesRequest): void {
 export function parseResponsesRequest(body: unknown): ResponsesRequest {
   if (typeof body !== "object" || body === null || Array.isArray(body)) throw invalid("Request body must be a JSON object");
   const fields = body as Record<string, unknown>;
-  if (Array.isArray(fields.input)) {
-    const reference = fields.input.findIndex((item) => (item as { type?: unknown } | null)?.type === "item_reference");
-    if (reference >= 0) throw invalid(`input[${reference}] is an item_reference: this gateway does not store items; send the item itself`);
-  }
   if (!compiled.Check(body)) {
     throw invalid(`Invalid request: ${describe(fields, compiled.Errors(body).First()?.path ?? "")}`);
   }
-  refuseStatefulOrServerSide(body);
+  refuseUnoffered(body);
   if (body.tools !== undefined && utf8Length(body.tools) > TOOLS_LIMIT_BYTES) {
     throw invalid(`Invalid request: tools exceed ${TOOLS_LIMIT_BYTES} bytes when serialized`);
   }

@@ -45,9 +45,10 @@ function echoed(request: ResponsesRequest): Fields {
     max_output_tokens: request.max_output_tokens ?? null,
     metadata: request.metadata ?? {},
     parallel_tool_calls: request.parallel_tool_calls ?? true,
-    previous_response_id: null,
+    previous_response_id: request.previous_response_id ?? null,
     reasoning: { effort: request.reasoning?.effort ?? null, summary: null },
-    store: false,
+    // Whether the gateway keeps this response: the request's `store` as the route settled it.
+    store: request.store === true,
     temperature: request.temperature ?? null,
     text: { format: request.text?.format ?? { type: "text" }, ...(request.text?.verbosity ? { verbosity: request.text.verbosity } : {}) },
     tool_choice: request.tool_choice ?? "auto",
@@ -100,16 +101,25 @@ function outputOf(message: Fields, suffix: string): Fields[] {
   return output;
 }
 
-/** The Response for a chat completion as the chat pipeline answers it (public model, usage with its charge). */
-export function fromCompletion(completion: Fields, request: ResponsesRequest): Fields {
-  const suffix = String(completion.id ?? crypto.randomUUID()).replace(/^chatcmpl-/, "");
+/** The Response `id` for a chat completion as the chat pipeline answers it (public model, usage with its charge). */
+export function fromCompletion(completion: Fields, request: ResponsesRequest, id: string): Fields {
+  const suffix = id.slice("resp_".length);
   const choice = objectOr((completion.choices as unknown[] | undefined)?.[0]);
   return responseObject(
-    { id: `resp_${suffix}`, created_at: Number(completion.created), model: String(completion.model) },
+    { id, created_at: Number(completion.created), model: String(completion.model) },
     request,
     { ...outcomeOf(choice.finish_reason), output: outputOf(objectOr(choice.message), suffix), usage: responsesUsage(completion.usage) },
   );
 }
 
-/** A native Response as the client gets it: the public model ID and the usage with its charge. */
-export const fromNative = (native: Fields, model: string, wire: unknown): Fields => ({ ...native, model, usage: responsesUsage(wire) });
+/**
+ * A native Response as the client gets it: the gateway's id (the provider kept nothing under
+ * its own), the public model ID, the request's stored state and the usage with its charge.
+ */
+export const fromNative = (native: Fields, request: ResponsesRequest, head: { id: string; model: string }, wire: unknown): Fields => ({
+  ...native,
+  ...head,
+  store: request.store === true,
+  previous_response_id: request.previous_response_id ?? null,
+  ...(wire === undefined ? {} : { usage: responsesUsage(wire) }),
+});

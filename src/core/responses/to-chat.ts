@@ -34,10 +34,11 @@ function chatMessages(request: Pick<ResponsesRequest, "input" | "instructions">)
       else messages.push({ role: "assistant", content: null, tool_calls: [call] });
     } else if (item.type === "function_call_output") {
       messages.push({ role: "tool", tool_call_id: item.call_id, content: joinedText(item.output) });
-    } else if (item.type !== "reasoning") {
+    } else if (item.type !== "reasoning" && item.type !== "item_reference") {
       messages.push({ role: item.role, content: item.role === "assistant" ? joinedText(item.content) : chatParts(item.content) } as ChatMessage);
     }
-    // Reasoning items are the Responses API's own: a chat provider has no place for them.
+    // Reasoning items are the Responses API's own: a chat provider has no place for them. References
+    // were resolved before translation (stored.ts).
   }
   return messages;
 }

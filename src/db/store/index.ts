@@ -13,6 +13,7 @@ import { dashboardStore } from "./usage/history.ts";
 import { keyManagementStore, keyStore } from "./keys/manage.ts";
 import { modelStore } from "./models.ts";
 import { rateLimitStore } from "./accounts/rate-limits.ts";
+import { responsesStore } from "./responses.ts";
 import { sessionStore } from "./accounts/sessions.ts";
 import { usageExportStore } from "./usage/export.ts";
 import { userStore } from "./accounts/users.ts";
@@ -38,6 +39,7 @@ export function createStore(db: Database): Store {
     ...auditStore(db),
     ...accountLinkStore(db),
     ...accountGuardStore(db),
+    ...responsesStore(db),
     ping: async () => {
       await db.run(first("SELECT 1 AS ok"));
     },

@@ -78,8 +78,15 @@ function streamEnds(relay: Relay, upstream: AbortController, record: RequestReco
   return {
     // The relay writes its own failures to the client; what escapes it (a front door's
     // rewriting failing, say) ends the stream here rather than erroring the response.
-    relay: (sink: StreamSink) =>
-      relayStream(relay, sinkFor(sink)).catch((error: unknown) => relay.log.error("relaying a stream failed", { error })),
+    relay: async (sink: StreamSink) => {
+      const door = sinkFor(sink);
+      try {
+        await relayStream(relay, door);
+        await door.finished?.();
+      } catch (error) {
+        relay.log.error("relaying a stream failed", { error });
+      }
+    },
     clientLeft: async () => {
       record.clientDisconnected();
       if (relay.chargeWhenGone) return;
@@ -97,6 +104,8 @@ interface PipelineRequest {
   call: Omit<ChatCall, "request">;
   /** Aborted when the client leaves; `detach` stops that (a charged stream reads on). */
   client: { upstream: AbortController; detach(): void };
+  /** A database step of the door's own before admission, as the pipeline's are: a failure or a missed deadline is a 503. */
+  guard<T>(work: Promise<T>): Promise<T>;
 }
 
 /** Authenticates and reads a request to the chat pipeline, and ties its provider exchange to the client. */
@@ -142,7 +151,7 @@ export async function pipelineRequest(
     chargeWhenGone: config.streamDisconnectPolicy === "charge",
   };
   const detach = () => request.signal.removeEventListener("abort", onClientGone);
-  return { body, ports, call, client: { upstream, detach } };
+  return { body, ports, call, client: { upstream, detach }, guard: (work) => guarded(work, log, deadlineMs) };
 }
 
 type Serve = (request: Request, deps: ChatDeps & { provider: ChatProvider }, leases: LeaseKeeper, record: RequestRecord, door: Door) => Promise<Response>;
@@ -187,5 +196,5 @@ const requestLog = (deps: ChatDeps, record: RequestRecord) => withFields(deps.lo
 
 // SQLite answers synchronously (a lock is waited for inside the call, up to its busy timeout),
 // so no timer could fire before its answer: only Postgres steps get a deadline.
-const databaseDeadline = (config: Config) => (config.databaseUrl.startsWith("sqlite:") ? undefined : config.databaseTimeoutMs);
+export const databaseDeadline = (config: Config) => (config.databaseUrl.startsWith("sqlite:") ? undefined : config.databaseTimeoutMs);
 

@@ -24,7 +24,7 @@ const wire = { prompt_tokens: 3, completion_tokens: 2, total_tokens: 5, prompt_t
 
 test("text and a length finish: the item's events, then response.incomplete with the usage in Responses names", () => {
   const { sink, events } = capture();
-  const writer = new ResponseEvents(sink, request, { model: "deepseek-v3.2", native: false, now: () => 0 });
+  const writer = new ResponseEvents(sink, request, { id: "resp_1", model: "deepseek-v3.2", native: false, now: () => 0 });
   writer.emit(data(chunk({ role: "assistant", content: "Hel" })));
   writer.emit(data(chunk({ content: "lo" })) + data(chunk({}, "length", { usage: wire })) + "data: [DONE]\n\n");
   const all = events();
@@ -40,21 +40,21 @@ test("text and a length finish: the item's events, then response.incomplete with
   });
 });
 
-test("native events pass renumbered, with the public model, and the last one carries the charged usage", () => {
+test("native events pass renumbered, with the gateway's id and the public model, and the last one carries the charged usage", () => {
   const { sink, events } = capture();
-  const writer = new ResponseEvents(sink, request, { model: "gpt-4.1", native: true, now: () => 0 });
+  const writer = new ResponseEvents(sink, request, { id: "resp_gw", model: "gpt-4.1", native: true, now: () => 0 });
   const native = (event: object, extra: object = {}) => data({ choices: [{ index: 0, delta: {} }], event, ...extra });
   writer.emit(native({ type: "response.created", sequence_number: 40, response: { id: "resp_x", created_at: 1, model: "gpt-4.1-2025-04-14", usage: null } }));
   writer.emit(native({ type: "response.completed", sequence_number: 41, response: { id: "resp_x", created_at: 1, model: "gpt-4.1-2025-04-14", usage: { input_tokens: 3 } } }, { usage: wire }));
   expect(events()).toEqual([
-    { type: "response.created", sequence_number: 0, response: { id: "resp_x", created_at: 1, model: "gpt-4.1", usage: null } },
-    { type: "response.completed", sequence_number: 1, response: { id: "resp_x", created_at: 1, model: "gpt-4.1", usage: { input_tokens: 3, input_tokens_details: { cached_tokens: 0 }, output_tokens: 2, output_tokens_details: { reasoning_tokens: 0 }, total_tokens: 5, cost_usd: "0.000001680" } } },
+    { type: "response.created", sequence_number: 0, response: { id: "resp_gw", created_at: 1, model: "gpt-4.1", usage: null, store: false, previous_response_id: null } },
+    { type: "response.completed", sequence_number: 1, response: { id: "resp_gw", created_at: 1, model: "gpt-4.1", store: false, previous_response_id: null, usage: { input_tokens: 3, input_tokens_details: { cached_tokens: 0 }, output_tokens: 2, output_tokens_details: { reasoning_tokens: 0 }, total_tokens: 5, cost_usd: "0.000001680" } } },
   ]);
 });
 
 test("the relay's error event becomes response.failed with what was written so far", () => {
   const { sink, events } = capture();
-  const writer = new ResponseEvents(sink, request, { model: "deepseek-v3.2", native: false, now: () => 0 });
+  const writer = new ResponseEvents(sink, request, { id: "resp_1", model: "deepseek-v3.2", native: false, now: () => 0 });
   writer.emit(data(chunk({ tool_calls: [{ index: 0, id: "call_1", function: { name: "f", arguments: '{"a"' } }] })));
   writer.emit(data({ error: { message: "Upstream provider timed out after 1 s", type: "provider_error", code: "502" } }));
   const failed = events().at(-1)!;
@@ -62,4 +62,25 @@ test("the relay's error event becomes response.failed with what was written so f
     type: "response.failed",
     response: { status: "failed", error: { code: "upstream_error", message: "Upstream provider timed out after 1 s" }, usage: null, output: [{ type: "function_call", call_id: "call_1", name: "f", arguments: '{"a"', status: "incomplete" }] },
   });
+});
+
+test("with a keeper, the last event waits until the Response is kept, and the Response kept is the one sent", async () => {
+  const { sink, events } = capture();
+  let kept: Record<string, unknown> | null = null;
+  let done!: () => void;
+  const keeping = new Promise<void>((resolve) => (done = resolve));
+  const keep = (response: Record<string, unknown>) => {
+    kept = response;
+    return keeping;
+  };
+  const writer = new ResponseEvents(sink, { ...request, store: true }, { id: "resp_k", model: "deepseek-v3.2", native: false, now: () => 0, keep });
+  writer.emit(data(chunk({ content: "Hi" })) + data(chunk({}, "stop", { usage: wire })));
+  const finished = writer.finished();
+  expect(events().map((e) => e.type).at(-1)).toBe("response.output_item.done");
+  done();
+  await finished;
+  const last = events().at(-1)!;
+  expect(last.type).toBe("response.completed");
+  expect(last.response).toEqual(kept!);
+  expect(last.response).toMatchObject({ id: "resp_k", store: true, previous_response_id: null });
 });

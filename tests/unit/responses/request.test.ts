@@ -21,6 +21,7 @@ test.each([
   ["items as the SDKs send them back (ids, statuses, annotations)", { ...base, input: [say("hi"), { id: "fc_1", type: "function_call", status: "completed", call_id: "c", name: "f", arguments: "{}" }, { type: "function_call_output", call_id: "c", output: "x" }, { id: "msg_1", type: "message", role: "assistant", status: "completed", content: [{ type: "output_text", text: "ok", annotations: [] }] }] }],
   ["200 items", { ...base, input: Array.from({ length: 200 }, () => say("x")) }],
   ["nulls where OpenAI allows them", { ...base, instructions: null, temperature: null, top_p: null, max_output_tokens: null, reasoning: null, store: false, previous_response_id: null }],
+  ["a continued conversation: store, previous_response_id and item references", { ...base, store: true, previous_response_id: "resp_1", input: [{ type: "item_reference", id: "msg_1" }, say("and?")] }],
 ])("accepts %s", (_, body) => {
   expect(refusal(body)).toBeNull();
 });
@@ -35,7 +36,10 @@ test.each([
   ["a server-side tool", { ...base, tools: [{ type: "file_search" }] }, 'Server-side tools are not supported (tools contains type "file_search")'],
   ["text.format over 32 KiB", { ...base, text: { format: { type: "json_schema", name: "x", schema: { description: "x".repeat(33_000) } } } }, "Invalid request: text.format exceeds 32768 bytes"],
   ["an unknown reasoning effort", { ...base, reasoning: { effort: "extreme" } }, "Invalid request: reasoning must be"],
-  ["previous_response_id", { ...base, previous_response_id: "resp_1" }, "previous_response_id is not supported"],
+  ["an empty previous_response_id", { ...base, previous_response_id: "" }, "Invalid request: previous_response_id must be a response id"],
+  ["an item_reference without an id", { ...base, input: [{ type: "item_reference" }] }, "Invalid request: input[0] must be a message"],
+  ["background: true", { ...base, background: true }, "background: true is not supported"],
+  ["a conversation object", { ...base, conversation: "conv_1" }, "conversation is not supported: continue a conversation with previous_response_id"],
 ])("refuses %s", (_, body, message) => {
   expect(refusal(body)).toStartWith(message);
 });

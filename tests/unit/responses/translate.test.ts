@@ -67,14 +67,14 @@ describe("nativeBody", () => {
     expect(speaksResponses(model(id))).toBe(native);
   });
 
-  test("the client's fields less those the family rejects, the ceiling, store: false, and what was left out", () => {
+  test("the client's fields less those the family rejects, the ceiling, store: false, the reasoning encrypted, and what was left out", () => {
     const request = parseResponsesRequest({
       model: "gpt-5", input: "hi", max_output_tokens: 100, temperature: 0.3, reasoning: { effort: "low" }, text: { verbosity: "low" }, made_up: 1,
     });
     const gpt5 = model("gpt-5");
     const chat = upstreamBody(toChatRequest(request), gpt5, 100);
     expect(nativeBody(request, gpt5, 100, chat.dropped)).toEqual({
-      body: { model: gpt5.upstreamModel, input: "hi", text: { verbosity: "low" }, reasoning: { effort: "low" }, max_output_tokens: 100, store: false },
+      body: { model: gpt5.upstreamModel, input: "hi", text: { verbosity: "low" }, reasoning: { effort: "low" }, max_output_tokens: 100, store: false, include: ["reasoning.encrypted_content"] },
       dropped: ["temperature"],
     });
   });

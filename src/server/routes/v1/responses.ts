@@ -1,28 +1,55 @@
 // POST /v1/responses: OpenAI's Responses API as a second front door onto the chat pipeline
-// (src/core/responses/pipeline.ts); errors in the chat shape, streams as Responses events.
+// (src/core/responses/pipeline.ts), keeping each account's conversations (core/responses/stored.ts);
+// errors in the chat shape, streams as Responses events. The stored responses are read and
+// deleted under /v1/responses/{id} (responses-stored.ts).
 import { Elysia } from "elysia";
 import type { ChatProvider } from "../../../core/chat/provider.ts";
 import type { StreamSink } from "../../../core/chat/relay.ts";
+import { AppError } from "../../../core/errors.ts";
 import { ResponseEvents } from "../../../core/responses/events.ts";
 import { admitResponse, completeResponse } from "../../../core/responses/pipeline.ts";
 import { parseResponsesRequest } from "../../../core/responses/request.ts";
+import { conversationOf, newResponseId, storedTurn } from "../../../core/responses/stored.ts";
+import { DAY_MS } from "../../../core/time.ts";
+import { authenticateApiKey } from "../../api-key.ts";
 import type { LeaseKeeper } from "../../chat/lease-keeper.ts";
 import { chatError, json, methodNotAllowed } from "../../http.ts";
 import type { RequestRecord } from "../../observability/request-record.ts";
 import { droppedHeader, openAiDoor, pipelineHandler, pipelineRequest, streamed, type ChatDeps, type Door } from "../../chat/front-door.ts";
+import { storedResponsesRoutes } from "./responses-stored.ts";
+
+type Fields = Record<string, unknown>;
 
 async function serveResponse(request: Request, deps: ChatDeps & { provider: ChatProvider }, leases: LeaseKeeper, record: RequestRecord, door: Door): Promise<Response> {
-  const { body, ports, call, client } = await pipelineRequest(request, deps, leases, record, door);
+  const { body, ports, call, client, guard } = await pipelineRequest(request, deps, leases, record, door);
   const parsed = parseResponsesRequest(body.value);
-  const { admitted, ...answering } = await admitResponse(ports, call, parsed);
+  const id = newResponseId();
+  const retentionMs = deps.config.responsesRetentionDays * DAY_MS;
+  const keep = parsed.store !== false && retentionMs > 0;
+  // A request that continues stored state needs its account first; the admission finds it again.
+  const account = async () => (await authenticateApiKey(deps.store, door.authorization(request), call.startedAt)).account.id;
+  const conversation = await guard(conversationOf(deps.store, account, parsed, call.startedAt));
+  // The provider is sent the whole conversation: its stored part bounds the prompt as the body does.
+  const bodyBytes = body.bytes + conversation.storedBytes;
+  if (bodyBytes > door.bodyLimit) {
+    throw new AppError("payload_too_large", `The conversation (previous_response_id, item references and input) exceeds ${door.bodyLimit} bytes; start a new one`);
+  }
+  const effective = { ...parsed, input: conversation.input as typeof parsed.input, store: keep };
+  const { admitted, ...answering } = await admitResponse(ports, { ...call, bodyBytes }, effective);
+  const accountId = admitted.billing.reservation.accountId;
+  const save = (response: Fields & { id: string }) =>
+    deps.store.saveResponse(storedTurn(accountId, response, conversation.own, parsed, deps.now(), retentionMs))
+      .catch((error: unknown) => deps.log.error("storing a response failed", { requestId: record.id, responseId: id, error }));
   if (parsed.stream) {
     // Taken out first, so that the closure (which lives as long as the stream) holds these and not `admitted`.
-    const stream = { model: admitted.model.id, native: answering.native, now: deps.now };
-    const sinkFor = (sink: StreamSink) => new ResponseEvents(sink, parsed, stream);
+    const stream = { id, model: admitted.model.id, native: answering.native, now: deps.now, ...(keep ? { keep: save } : {}) };
+    const sinkFor = (sink: StreamSink) => new ResponseEvents(sink, effective, stream);
     return streamed(answering.ports, admitted, client, record, sinkFor);
   }
   try {
-    return json(await completeResponse({ admitted, ...answering }), 200, droppedHeader(admitted));
+    const response = await completeResponse({ admitted, ...answering }, id);
+    if (keep) await save(response as Fields & { id: string });
+    return json(response, 200, droppedHeader(admitted));
   } finally {
     client.detach();
   }
@@ -32,4 +59,5 @@ async function serveResponse(request: Request, deps: ChatDeps & { provider: Chat
 export const responsesRoutes = (deps: ChatDeps & { provider: ChatProvider }, leases: LeaseKeeper) =>
   new Elysia({ name: "responses" })
     .post("/v1/responses", pipelineHandler(serveResponse, deps, leases, openAiDoor(deps.config.agentMaxBodyBytes)))
-    .all("/v1/responses", methodNotAllowed(chatError, "POST"));
+    .all("/v1/responses", methodNotAllowed(chatError, "POST"))
+    .use(storedResponsesRoutes(deps));

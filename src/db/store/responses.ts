@@ -1,0 +1,102 @@
+// The Responses API's stored state (core/responses/stored.ts): each response once, its items
+// once, a conversation read back by walking its chain with one recursive query.
+import type { ItemsPage, NewStoredResponse, ResponsesStore } from "../../core/responses/stored.ts";
+import type { Database } from "../database.ts";
+import { exec, first, rows, type Work } from "../sql.ts";
+
+type Fields = Record<string, unknown>;
+const parsed = (body: unknown): Fields => JSON.parse(String(body)) as Fields;
+
+// The chain back from one response, newest first, `depth` 1 for itself. A link to a response
+// that expired, was deleted or is another account's ends the chain there.
+const CHAIN = `WITH RECURSIVE chain(id, previous_id, depth) AS (
+    SELECT id, previous_response_id, 1 FROM stored_responses WHERE id = ? AND account_id = ? AND expires_at > ?
+  UNION ALL
+    SELECT r.id, r.previous_response_id, c.depth + 1 FROM stored_responses r JOIN chain c ON r.id = c.previous_id
+    WHERE r.account_id = ? AND r.expires_at > ? AND c.depth <= ?
+)`;
+
+function* responseChain(accountId: string, responseId: string, now: number, maxTurns: number): Work<{ items: Fields[]; truncated: boolean } | null> {
+  // One turn past the limit is read, to tell a chain of exactly `maxTurns` from a longer one.
+  const turns = yield* rows(`${CHAIN} SELECT depth FROM chain`, responseId, accountId, now, accountId, now, maxTurns);
+  if (turns.length === 0) return null;
+  if (turns.length > maxTurns) return { items: [], truncated: true };
+  const items = yield* rows(
+    `${CHAIN} SELECT i.body FROM chain c JOIN response_items i ON i.response_id = c.id ORDER BY c.depth DESC, i.position`,
+    responseId, accountId, now, accountId, now, maxTurns,
+  );
+  return { items: items.map((row) => parsed(row.body)), truncated: false };
+}
+
+function* storedItems(accountId: string, itemIds: readonly string[], now: number): Work<Map<string, Fields>> {
+  const found = new Map<string, Fields>();
+  for (const itemId of new Set(itemIds)) {
+    const row = yield* first(
+      `SELECT i.body FROM response_items i JOIN stored_responses r ON r.id = i.response_id
+       WHERE i.account_id = ? AND i.item_id = ? AND r.expires_at > ? ORDER BY r.created_at DESC, i.position DESC LIMIT 1`,
+      accountId, itemId, now,
+    );
+    if (row) found.set(itemId, parsed(row.body));
+  }
+  return found;
+}
+
+function* saveResponse(r: NewStoredResponse): Work<void> {
+  yield* exec(
+    "INSERT INTO stored_responses (id, account_id, previous_response_id, body, created_at, expires_at) VALUES (?, ?, ?, ?, ?, ?)",
+    r.response.id, r.accountId, r.previousResponseId, JSON.stringify(r.response), r.createdAt, r.expiresAt,
+  );
+  const items = [...r.input.map((stored) => ["input", stored] as const), ...r.output.map((stored) => ["output", stored] as const)];
+  for (const [position, [kind, stored]] of items.entries()) {
+    yield* exec(
+      "INSERT INTO response_items (response_id, position, account_id, item_id, kind, body) VALUES (?, ?, ?, ?, ?, ?)",
+      r.response.id, position, r.accountId, stored.id, kind, JSON.stringify(stored.item),
+    );
+  }
+}
+
+function* storedResponse(accountId: string, responseId: string, now: number): Work<Fields | null> {
+  const row = yield* first("SELECT body FROM stored_responses WHERE id = ? AND account_id = ? AND expires_at > ?", responseId, accountId, now);
+  return row ? parsed(row.body) : null;
+}
+
+function* deleteStoredResponse(accountId: string, responseId: string, now: number): Work<boolean> {
+  if (!(yield* storedResponse(accountId, responseId, now))) return false;
+  yield* exec("DELETE FROM response_items WHERE response_id = ?", responseId);
+  yield* exec("DELETE FROM stored_responses WHERE id = ?", responseId);
+  return true;
+}
+
+function* responseInputItems(accountId: string, responseId: string, now: number, page: ItemsPage): Work<{ items: Fields[]; hasMore: boolean } | null> {
+  if (!(yield* storedResponse(accountId, responseId, now))) return null;
+  const direction = page.order === "asc" ? "ASC" : "DESC";
+  const inputs = yield* rows(`SELECT item_id, position, body FROM response_items WHERE response_id = ? AND kind = 'input' ORDER BY position ${direction}`, responseId);
+  // A response has at most a few hundred input items: paged here rather than by a keyset.
+  const start = page.after === undefined ? 0 : inputs.findIndex((row) => row.item_id === page.after) + 1;
+  const slice = start === 0 && page.after !== undefined ? [] : inputs.slice(start, start + page.limit);
+  // Listed under the id each is known by, as OpenAI lists them.
+  return { items: slice.map((row) => ({ id: row.item_id, ...parsed(row.body) })), hasMore: start + page.limit < inputs.length && slice.length > 0 };
+}
+
+function* sweepStoredResponses(now: number, limit: number): Work<number> {
+  const gone = yield* rows(
+    `SELECT r.id FROM stored_responses r LEFT JOIN accounts a ON a.id = r.account_id
+     WHERE r.expires_at <= ? OR a.id IS NULL OR a.deleted_at IS NOT NULL LIMIT ?`,
+    now, limit,
+  );
+  for (const row of gone) {
+    yield* exec("DELETE FROM response_items WHERE response_id = ?", row.id);
+    yield* exec("DELETE FROM stored_responses WHERE id = ?", row.id);
+  }
+  return gone.length;
+}
+
+export const responsesStore = (db: Database): ResponsesStore => ({
+  responseChain: (accountId, responseId, now, maxTurns) => db.run(responseChain(accountId, responseId, now, maxTurns)),
+  storedItems: (accountId, itemIds, now) => db.run(storedItems(accountId, itemIds, now)),
+  saveResponse: (response) => db.transaction(saveResponse(response)),
+  storedResponse: (accountId, responseId, now) => db.run(storedResponse(accountId, responseId, now)),
+  deleteStoredResponse: (accountId, responseId, now) => db.transaction(deleteStoredResponse(accountId, responseId, now)),
+  responseInputItems: (accountId, responseId, now, page) => db.run(responseInputItems(accountId, responseId, now, page)),
+  sweepStoredResponses: (now, limit) => db.transaction(sweepStoredResponses(now, limit)),
+});

@@ -1,0 +1,69 @@
+// The stored responses' store on both dialects: a conversation read back by its chain, bounded
+// in turns; references by item id; another account's and expired state not found; the sweeper
+// removing what retention and deleted accounts leave.
+import { expect, test } from "bun:test";
+import { MAX_CHAIN_TURNS, storedTurn } from "../../src/core/responses/stored.ts";
+import { describeEachDialect } from "../support/databases.ts";
+import { useStore } from "../support/store.ts";
+
+const NOW = Date.UTC(2026, 5, 1, 12);
+const DAY = 86_400_000;
+const say = (text: string) => ({ role: "user", content: text });
+const answer = (id: string, text: string) => ({ id, type: "message", role: "assistant", content: [{ type: "output_text", text }] });
+
+describeEachDialect("the stored responses store", (dialect) => {
+  const opened = useStore(dialect);
+
+  /** Stores a turn (`said` → `answered`) continuing `previous`, kept for `days`. */
+  async function turn(accountId: string, id: string, previous: string | null, said: string, answered: string, days = 30, at = NOW) {
+    const { store } = opened();
+    const response = { id, object: "response", output: [answer(`msg_${id}`, answered)] };
+    await store.saveResponse(storedTurn(accountId, response, [say(said)], { model: "m", input: said, previous_response_id: previous }, at, days * DAY));
+  }
+
+  test("a chain reads back oldest first, each turn's input then output; another account's is not found", async () => {
+    const { store } = opened();
+    const account = crypto.randomUUID();
+    await turn(account, "resp_a1", null, "one", "first");
+    await turn(account, "resp_a2", "resp_a1", "two", "second");
+    expect(await store.responseChain(account, "resp_a2", NOW + 1, MAX_CHAIN_TURNS)).toEqual({
+      items: [say("one"), answer("msg_resp_a1", "first"), say("two"), answer("msg_resp_a2", "second")],
+      truncated: false,
+    });
+    expect(await store.responseChain(crypto.randomUUID(), "resp_a2", NOW + 1, MAX_CHAIN_TURNS)).toBeNull();
+    expect(await store.storedResponse(crypto.randomUUID(), "resp_a2", NOW + 1)).toBeNull();
+    expect(await store.deleteStoredResponse(crypto.randomUUID(), "resp_a2", NOW + 1)).toBe(false);
+  });
+
+  test("a chain longer than the limit says so; one of exactly the limit reads whole", async () => {
+    const { store } = opened();
+    const account = crypto.randomUUID();
+    for (let i = 0; i <= 5; i++) await turn(account, `resp_c${i}`, i === 0 ? null : `resp_c${i - 1}`, `q${i}`, `a${i}`);
+    expect((await store.responseChain(account, "resp_c5", NOW + 1, 6))!.items).toHaveLength(12);
+    expect(await store.responseChain(account, "resp_c5", NOW + 1, 5)).toEqual({ items: [], truncated: true });
+  });
+
+  test("items are found by id, the latest of an id; generated ids for input items sent without one", async () => {
+    const { store } = opened();
+    const account = crypto.randomUUID();
+    await turn(account, "resp_i1", null, "hello", "hi");
+    const found = await store.storedItems(account, ["msg_resp_i1", "msg_i1_0", "msg_nope"], NOW + 1);
+    expect(found).toEqual(new Map<string, unknown>([["msg_resp_i1", answer("msg_resp_i1", "hi")], ["msg_i1_0", say("hello")]]) as never);
+    const page = await store.responseInputItems(account, "resp_i1", NOW + 1, { limit: 20, order: "desc" });
+    expect(page).toEqual({ items: [{ id: "msg_i1_0", ...say("hello") }], hasMore: false });
+  });
+
+  test("expired state is not read, and the sweeper removes it and a deleted account's", async () => {
+    const { store } = opened();
+    const expired = crypto.randomUUID();
+    await turn(expired, "resp_old", null, "old", "gone", 1, NOW - 2 * DAY);
+    expect(await store.storedResponse(expired, "resp_old", NOW)).toBeNull();
+    const owner = await store.createAccount({ email: `${crypto.randomUUID()}@example.com`, passwordHash: null, now: NOW });
+    await turn(owner!.id, "resp_del", null, "mine", "kept");
+    expect(await store.storedResponse(owner!.id, "resp_del", NOW)).not.toBeNull();
+    await store.updateAccount(owner!.id, { deletedAt: NOW } as never);
+    expect(await store.sweepStoredResponses(NOW, 1_000)).toBeGreaterThanOrEqual(2);
+    expect(await store.storedResponse(owner!.id, "resp_del", NOW)).toBeNull();
+    expect(await store.storedItems(expired, ["msg_resp_old"], 0)).toEqual(new Map());
+  });
+});
