@@ -169,6 +169,10 @@ describeEachDialect("stored responses", (dialect) => {
     for (const query of ["limit=0", "limit=101", "limit=abc", "order=up"]) {
       expect((await lastGet(gateway().url, secret, `/v1/responses/${stored.id}/input_items?${query}`)).status).toBe(400);
     }
+    // Ids no store could hold (Postgres refuses a NUL) name nothing, and are told so without a look-up.
+    expect((await lastGet(gateway().url, secret, "/v1/responses/resp%00x")).status).toBe(404);
+    const nul = await postResponses(gateway().url, secret, { model: TRANSLATED, input: [{ type: "item_reference", id: "msg\u0000" }], previous_response_id: "resp\u0000" });
+    expect(((await readJson(nul)) as { error: Fields }).error).toMatchObject({ code: "previous_response_not_found" });
     expect((await gateway().store.usageLogPage(account.id, null, 10)).length).toBe(1);
   });
 

@@ -54,6 +54,13 @@ export interface ResponsesStore {
   sweepStoredResponses(now: number, limit: number): Promise<number>;
 }
 
+/**
+ * Whether an id can name stored state: ids the gateway and the providers hand out are short and
+ * printable, and Postgres cannot even be asked about a string holding a NUL. Any other id names
+ * nothing, and is told so without a look-up.
+ */
+export const lookable = (id: string): boolean => id.length > 0 && id.length <= 256 && !/[\u0000-\u001f\u007f]/.test(id);
+
 const previousNotFound = (id: string) =>
   new AppError("invalid_request_error", `Previous response with id '${id}' not found.`, { param: "previous_response_id", code: "previous_response_not_found" });
 
@@ -65,7 +72,7 @@ export const newResponseId = (): string => `resp_${crypto.randomUUID().replaceAl
  * beside it: the item itself is resent to providers as the client wrote it.
  */
 function storedItem(item: Fields, responseId: string, index: number): StoredItem {
-  if (typeof item.id === "string" && item.id) return { id: item.id, item };
+  if (typeof item.id === "string" && lookable(item.id)) return { id: item.id, item };
   const prefix = item.type === "function_call_output" ? "fco" : item.type === "function_call" ? "fc" : "msg";
   return { id: `${prefix}_${responseId.slice("resp_".length)}_${index}`, item };
 }
@@ -92,14 +99,14 @@ export async function conversationOf(store: ResponsesStore, accountId: () => Pro
   const items: InputItem[] | Fields[] = typeof request.input === "string" ? [{ role: "user", content: request.input }] : request.input;
   let earlier: Fields[] = [];
   if (request.previous_response_id) {
-    const chain = await store.responseChain(await accountId(), request.previous_response_id, now, MAX_CHAIN_TURNS);
+    const chain = lookable(request.previous_response_id) ? await store.responseChain(await accountId(), request.previous_response_id, now, MAX_CHAIN_TURNS) : null;
     if (!chain) throw previousNotFound(request.previous_response_id);
     if (chain.truncated) {
       throw new AppError("invalid_request_error", `previous_response_id: the conversation has more than ${MAX_CHAIN_TURNS} turns; start a new one`, { param: "previous_response_id" });
     }
     earlier = chain.items;
   }
-  const references = (items as Fields[]).flatMap((item) => (item.type === "item_reference" ? [String(item.id)] : []));
+  const references = (items as Fields[]).flatMap((item) => (item.type === "item_reference" && lookable(String(item.id)) ? [String(item.id)] : []));
   const found = references.length > 0 ? await store.storedItems(await accountId(), references, now) : new Map<string, Fields>();
   const own = (items as Fields[]).map((item, index) => {
     if (item.type !== "item_reference") return item;

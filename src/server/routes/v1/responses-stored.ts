@@ -3,7 +3,7 @@
 // GET /v1/responses/{id}/input_items. Another account's id is told exactly as an unknown one.
 import { Elysia } from "elysia";
 import { AppError, isAppError } from "../../../core/errors.ts";
-import { parseItemsPage } from "../../../core/responses/stored.ts";
+import { lookable, parseItemsPage } from "../../../core/responses/stored.ts";
 import { authenticateApiKey } from "../../api-key.ts";
 import { databaseDeadline, type ChatDeps } from "../../chat/front-door.ts";
 import { guarded } from "../../chat/database-guard.ts";
@@ -25,6 +25,7 @@ export function storedResponsesRoutes(deps: ChatDeps) {
     const guard = <T>(work: Promise<T>) => guarded(work, log, databaseDeadline(deps.config));
     try {
       const caller = await guard(authenticateApiKey(store, request.headers.get("authorization"), now()));
+      if (!lookable(params.id)) throw notFound(params.id);
       return json(await guard(handle(caller.account.id, params.id, query) as Promise<unknown>));
     } catch (error) {
       if (isAppError(error)) return chatError(error);

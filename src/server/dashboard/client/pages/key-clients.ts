@@ -14,10 +14,10 @@ export function clientSetup(): HTMLElement {
   return h("section", { class: "card", "aria-labelledby": "use-a-key" },
     h("h2", { id: "use-a-key" }, "Use a key"),
     client("OpenAI SDKs, the Vercel AI SDK, LangChain", "Set the base URL and use the key as the API key.",
-      `import OpenAI from "openai";\nconst client = new OpenAI({ baseURL: "${base}/v1", apiKey: "gw-…" });`),
+      `const client = new OpenAI({ baseURL: "${base}/v1", apiKey: "gw-…" });`),
     client("Claude Code", "Any catalog model works; requests are charged like any other and show in Usage.",
       `export ANTHROPIC_BASE_URL=${base}\nexport ANTHROPIC_AUTH_TOKEN=gw-…\nexport ANTHROPIC_MODEL=deepseek-v4-pro\nexport ANTHROPIC_SMALL_FAST_MODEL=deepseek-v4-flash\nclaude`),
     client("Anthropic SDKs", "Set the base URL and use the key as the API key.",
-      `import Anthropic from "@anthropic-ai/sdk";\nconst client = new Anthropic({ baseURL: "${base}", apiKey: "gw-…" });`),
+      `const client = new Anthropic({ baseURL: "${base}", apiKey: "gw-…" });`),
   );
 }
