@@ -53,3 +53,11 @@ export interface RequestUsage {
   cost: Nanos;
   latencyMs: number;
 }
+
+/** What a request's prompt caching did for the customer. */
+export interface CacheSavings {
+  /** Prompt tokens read from the provider's cache (part of the prompt tokens). */
+  cachedTokens: number;
+  /** What caching saved: the cost at the uncached input price less the charge. */
+  saved: Nanos;
+}

@@ -58,6 +58,22 @@ describeEachDialect("billing in the store", (dialect) => {
     expect((await store.getAccount(holder.account.id))?.inflight).toBe(0);
   });
 
+  test("the usage log keeps a settlement's cached tokens and what caching saved, settled alone or together", async () => {
+    const holder = await funded("1");
+    const ids = [await reserved(holder), await reserved(holder), await reserved(holder)];
+    const charge = (reservationId: string, cachedTokens: number, saved: string) => ({
+      reservationId, accountId: holder.account.id, keyId: holder.key.id, model: "gpt-4.1-nano", requestedModel: "gpt-4.1-nano",
+      promptTokens: 100, completionTokens: 20, cost: usd("0.00001"), latencyMs: 5, now: Date.now(), cachedTokens, saved: usd(saved),
+    });
+    await store.settle(charge(ids[0]!, 80, "0.000006"));
+    // Settled at once, Postgres writes them in one batch statement.
+    await Promise.all([store.settle(charge(ids[1]!, 40, "0.000003")), store.settle(charge(ids[2]!, 0, "0"))]);
+    const logged = await store.usageLogPage(holder.account.id, null, 10);
+    expect(logged.map((row) => [row.cachedTokens, row.saved]).toSorted((a, b) => Number(b[0]) - Number(a[0]))).toEqual([
+      [80, usd("0.000006")], [40, usd("0.000003")], [0, usd("0")],
+    ]);
+  });
+
   test("a reservation is settled once: a second settlement is refused and changes nothing", async () => {
     const holder = await funded("1");
     const id = await reserved(holder);

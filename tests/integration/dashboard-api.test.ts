@@ -49,7 +49,7 @@ describeEachDialect("the dashboard's JSON reads", (dialect) => {
       const id = await accountId(gateway(), alice);
       await insertUsageLog(gateway().db, {
         accountId: id, keyId: aliceKeyId, createdAt: T0, model: "gpt-5.4-mini", promptTokens: 1200, completionTokens: 345,
-        costNanos: 1_032_000_001n, latencyMs: 1834, status: "success",
+        costNanos: 1_032_000_001n, latencyMs: 1834, status: "success", cachedTokens: 1024, savedNanos: 368_640n,
       });
       await insertUsageLog(gateway().db, {
         accountId: id, keyId: null, createdAt: T0 + 60_000, model: "deepseek-v3.2", promptTokens: 50, completionTokens: 0,
@@ -70,13 +70,14 @@ describeEachDialect("the dashboard's JSON reads", (dialect) => {
         usage: [
           {
             id: expect.any(String), createdAt: "2026-03-14T09:27:53.589Z", model: "deepseek-v3.2", requestedModel: "deepseek-v3.2",
-            keyName: null, keyPrefix: null, promptTokens: 50, completionTokens: 0, costUsd: "0.000000000", latencyMs: 120_000,
+            keyName: null, keyPrefix: null, promptTokens: 50, completionTokens: 0, cachedTokens: 0, costUsd: "0.000000000",
+            savedUsd: "0.000000000", latencyMs: 120_000,
             status: "error", error: "Provider request timed out",
           },
           {
             id: expect.any(String), createdAt: "2026-03-14T09:26:53.589Z", model: "gpt-5.4-mini", requestedModel: "gpt-5.4-mini",
-            keyName: "Backend", keyPrefix: prefix, promptTokens: 1200, completionTokens: 345, costUsd: "1.032000001",
-            latencyMs: 1834, status: "success", error: null,
+            keyName: "Backend", keyPrefix: prefix, promptTokens: 1200, completionTokens: 345, cachedTokens: 1024, costUsd: "1.032000001",
+            savedUsd: "0.000368640", latencyMs: 1834, status: "success", error: null,
           },
         ],
       });
@@ -117,12 +118,12 @@ describeEachDialect("the dashboard's JSON reads", (dialect) => {
       const user = await signUpUser(gateway().url);
       const id = await accountId(gateway(), user);
       const now = Date.now();
-      await insertUsageLog(gateway().db, { accountId: id, createdAt: now - 60_000, costNanos: 1_500_000_000n });
+      await insertUsageLog(gateway().db, { accountId: id, createdAt: now - 60_000, costNanos: 1_500_000_000n, savedNanos: 300_000_000n });
       await insertUsageLog(gateway().db, { accountId: id, createdAt: now - 23 * 60 * 60 * 1000, costNanos: 250n });
       await insertUsageLog(gateway().db, { accountId: id, createdAt: now - 2 * 60 * 60 * 1000, costNanos: 0n, status: "error" });
       await insertUsageLog(gateway().db, { accountId: id, createdAt: now - 25 * 60 * 60 * 1000, costNanos: 7_000_000_000n });
       const { last24Hours } = await readJson(await user.send("GET", "/account/spend"));
-      expect(last24Hours).toEqual({ spendUsd: "1.500000250", requests: 3 });
+      expect(last24Hours).toEqual({ spendUsd: "1.500000250", savedUsd: "0.300000000", requests: 3 });
     });
 
     test("gives 30 UTC days, oldest first, zero on days without usage and nothing of other accounts", async () => {
@@ -139,7 +140,7 @@ describeEachDialect("the dashboard's JSON reads", (dialect) => {
 
       const { daily } = await readJson(await user.send("GET", "/account/spend"));
       const date = (ms: number) => new Date(ms).toISOString().slice(0, 10);
-      const expected = Array.from({ length: 30 }, (_, i) => ({ date: date(today - (29 - i) * DAY_MS), spendUsd: "0.000000000", requests: 0 }));
+      const expected = Array.from({ length: 30 }, (_, i) => ({ date: date(today - (29 - i) * DAY_MS), spendUsd: "0.000000000", savedUsd: "0.000000000", requests: 0 }));
       expected[0] = { ...expected[0]!, spendUsd: "0.000000013", requests: 1 };
       expected[28] = { ...expected[28]!, spendUsd: "0.000000011", requests: 1 };
       expected[29] = { ...expected[29]!, spendUsd: "0.000000012", requests: 2 };
@@ -149,7 +150,7 @@ describeEachDialect("the dashboard's JSON reads", (dialect) => {
     test("a new account has spent nothing", async () => {
       const user = await signUpUser(gateway().url);
       const body = await readJson(await user.send("GET", "/account/spend"));
-      expect(body.last24Hours).toEqual({ spendUsd: "0.000000000", requests: 0 });
+      expect(body.last24Hours).toEqual({ spendUsd: "0.000000000", savedUsd: "0.000000000", requests: 0 });
       expect(body.daily).toHaveLength(30);
       expect(body.daily.every((d: { spendUsd: string }) => d.spendUsd === "0.000000000")).toBe(true);
     });

@@ -40,6 +40,9 @@ describeEachDialect("DeepSeek's Anthropic API, replayed", (dialect) => {
   async function expectCharged(accountId: string, cost: bigint) {
     const account = (await gateway().store.getAccount(accountId))!;
     expect([account.balance, account.reserved]).toEqual([5_000_000_000n - cost, 0n] as never);
+    // The usage log keeps the cache reads and what they saved: 1,536 × ($0.28 − $0.028) per million.
+    const [log] = await gateway().store.usageLogPage(accountId, null, 1);
+    expect([log!.cachedTokens, log!.saved]).toEqual([1536, 387_072n] as never);
   }
 
   test("a Message: the provider's own, with the public model and the charged usage", async () => {

@@ -15,6 +15,8 @@ export interface UsageLogSeed {
   status?: "success" | "error";
   error?: string | null;
   id?: string;
+  cachedTokens?: number;
+  savedNanos?: bigint;
 }
 
 export async function insertUsageLog(db: Database, seed: UsageLogSeed): Promise<string> {
@@ -22,10 +24,11 @@ export async function insertUsageLog(db: Database, seed: UsageLogSeed): Promise<
   await db.run(
     exec(
       `INSERT INTO usage_logs (id, account_id, key_id, created_at, model, requested_model, prompt_tokens, completion_tokens,
-         cost_nanos, latency_ms, status, error) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+         cost_nanos, latency_ms, status, error, cached_tokens, saved_nanos) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       id, seed.accountId, seed.keyId ?? null, seed.createdAt, seed.model ?? "gpt-5.4-mini",
       seed.requestedModel ?? seed.model ?? "gpt-5.4-mini", seed.promptTokens ?? 10, seed.completionTokens ?? 20,
-      seed.costNanos ?? 1000n, seed.latencyMs ?? 250, seed.status ?? "success", seed.error ?? null,
+      seed.costNanos ?? 1000n, seed.latencyMs ?? 250, seed.status ?? "success", seed.error ?? null, seed.cachedTokens ?? 0,
+      seed.savedNanos ?? 0n,
     ),
   );
   return id;

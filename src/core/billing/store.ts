@@ -1,6 +1,6 @@
 // The billing store's port: what the chat path's admission, settlement and release need, each
 // one atomic step (src/db/store/billing implements it for both dialects).
-import type { RequestUsage } from "../entities.ts";
+import type { CacheSavings, RequestUsage } from "../entities.ts";
 import type { AppError } from "../errors.ts";
 import type { Caller } from "../keys/auth.ts";
 import type { Nanos } from "../money.ts";
@@ -34,7 +34,8 @@ export interface KeyAdmission {
 
 export type ReservationOutcome = { ok: true; reservationId: string } | { ok: false; error: AppError };
 
-export interface Settlement extends RequestUsage {
+/** A charge to write; without cache figures it is written as no cache use. */
+export interface Settlement extends RequestUsage, Partial<CacheSavings> {
   reservationId: string;
   /** Who and what the reservation was for, to charge correctly even if its lease was swept meanwhile. */
   accountId: string;

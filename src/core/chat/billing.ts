@@ -1,7 +1,7 @@
 // Settle or release: one admitted request's reservation ends exactly once, and its usage-log
 // row is written with that end (src/db/store/billing: the store method is the transaction).
 import type { Model } from "../catalog.ts";
-import { requestCost, type Nanos } from "../money.ts";
+import { nanos, requestCost, ZERO, type Nanos } from "../money.ts";
 import type { BillingStore } from "../store.ts";
 import type { Charge, ChatLog, LeaseRegistry, ReservationObserver } from "./ports.ts";
 import type { Usage } from "./usage.ts";
@@ -26,15 +26,13 @@ export interface BillingPorts {
   log: ChatLog;
 }
 
-/** What a usage costs at the model's sell prices; without usage, the whole reservation. */
+/** What a usage costs at the model's sell prices, and what caching saved; without usage, the whole reservation. */
 export function chargeFor(usage: Usage | null, reservation: Pick<HeldReservation, "model" | "amount">): Charge {
-  return {
-    promptTokens: usage?.prompt_tokens ?? 0,
-    completionTokens: usage?.completion_tokens ?? 0,
-    cost: usage
-      ? requestCost(usage.prompt_tokens, usage.completion_tokens, reservation.model, usage.cached_tokens)
-      : reservation.amount,
-  };
+  if (!usage) return { promptTokens: 0, completionTokens: 0, cost: reservation.amount, cachedTokens: 0, saved: ZERO };
+  const { model } = reservation;
+  const cost = requestCost(usage.prompt_tokens, usage.completion_tokens, model, usage.cached_tokens);
+  const uncached = usage.cached_tokens === 0 ? cost : requestCost(usage.prompt_tokens, usage.completion_tokens, { ...model, cachedInputPerMTok: null });
+  return { promptTokens: usage.prompt_tokens, completionTokens: usage.completion_tokens, cost, cachedTokens: usage.cached_tokens, saved: nanos(uncached - cost) };
 }
 
 /** One admitted request's reservation, ended exactly once: settled with the provider's usage or released on failure. */

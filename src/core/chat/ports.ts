@@ -1,5 +1,6 @@
 // What the chat pipeline needs from the process around it, beside the store and the provider.
 import type { Model } from "../catalog.ts";
+import type { CacheSavings } from "../entities.ts";
 import type { Nanos } from "../money.ts";
 
 /** Where the pipeline's warnings and errors go. */
@@ -9,7 +10,7 @@ export interface ChatLog {
 }
 
 /** What a settled reservation charged. */
-export interface Charge {
+export interface Charge extends CacheSavings {
   promptTokens: number;
   completionTokens: number;
   cost: Nanos;

@@ -1,8 +1,8 @@
 import { csvRecord } from "./csv.ts";
-import type { RequestUsage } from "../entities.ts";
+import type { CacheSavings, RequestUsage } from "../entities.ts";
 import { formatUsd, type Nanos } from "../money.ts";
 
-export interface UsageExportRow extends RequestUsage {
+export interface UsageExportRow extends RequestUsage, CacheSavings {
   id: string;
   createdAt: number;
   status: string;

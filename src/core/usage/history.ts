@@ -26,6 +26,8 @@ export interface UsageLogEntry extends UsageExportRow {
 export interface DaySpend {
   day: number;
   spend: Nanos;
+  /** What prompt caching saved (the cost at uncached input prices less the charges). */
+  saved: Nanos;
   requests: number;
 }
 
@@ -34,8 +36,8 @@ export interface DashboardStore {
   usageLogs(accountId: string, offset: number, limit: number, filter?: UsageFilter): Promise<UsageLogEntry[]>;
   /** Spend and requests per UTC day since `since` (epoch ms, a day's start); days without usage are left out. */
   spendByDay(accountId: string, since: number): Promise<DaySpend[]>;
-  /** Spend and requests since `since` (epoch ms). */
-  spendSince(accountId: string, since: number): Promise<{ spend: Nanos; requests: number }>;
+  /** Spend, savings and requests since `since` (epoch ms). */
+  spendSince(accountId: string, since: number): Promise<Omit<DaySpend, "day">>;
 }
 
 /** `?page=` of `GET /account/usage`: absent means 1; otherwise a whole number within the pages the table has. */
@@ -60,7 +62,9 @@ export const usageLogView = (log: UsageLogEntry) => ({
   keyPrefix: log.keyPrefix,
   promptTokens: log.promptTokens,
   completionTokens: log.completionTokens,
+  cachedTokens: log.cachedTokens,
   costUsd: formatUsd(log.cost, 9),
+  savedUsd: formatUsd(log.saved, 9),
   latencyMs: log.latencyMs,
   status: log.status,
   error: log.error,
@@ -81,7 +85,12 @@ export async function usagePage(store: DashboardStore, accountId: string, page: 
   };
 }
 
-const spendView = (spend: Nanos, requests: number) => ({ spendUsd: formatUsd(spend, 9), requests });
+const spendView = (spend: Pick<DaySpend, "spend" | "saved" | "requests">) => ({
+  spendUsd: formatUsd(spend.spend, 9),
+  savedUsd: formatUsd(spend.saved, 9),
+  requests: spend.requests,
+});
+const NO_SPEND = { spend: ZERO, saved: ZERO, requests: 0 };
 
 /**
  * `GET /account/spend`: spend in the rolling last 24 hours, and per UTC day over the chart's
@@ -96,11 +105,11 @@ export async function spendSummary(store: DashboardStore, accountId: string, now
   ]);
   const byDay = new Map(days.map((d) => [d.day, d]));
   return {
-    last24Hours: spendView(recent.spend, recent.requests),
+    last24Hours: spendView(recent),
     daily: Array.from({ length: SPEND_CHART_DAYS }, (_, i) => {
       const day = firstDay + i;
       const found = byDay.get(day);
-      return { date: iso(day * DAY_MS).slice(0, 10), ...spendView(found?.spend ?? ZERO, found?.requests ?? 0) };
+      return { date: iso(day * DAY_MS).slice(0, 10), ...spendView(found ?? NO_SPEND) };
     }),
   };
 }

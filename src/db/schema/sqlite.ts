@@ -100,6 +100,10 @@ export const usageLogs = sqliteTable("usage_logs", {
   latencyMs: bigint("latency_ms").notNull(),
   status: text("status").notNull(),
   error: text("error"),
+  // Prompt tokens read from the provider's cache, and what that saved the customer: the cost at
+  // the uncached input price less the charge (the prices of the moment, kept with the row).
+  cachedTokens: bigint("cached_tokens").notNull().default(0),
+  savedNanos: money("saved_nanos").notNull().default(NO_NANOS),
 }, (t) => [
   index("usage_logs_account_idx").on(t.accountId, t.createdAt),
   // The operator console's platform-wide reads by day (spend, errors, latency per model).

@@ -15,20 +15,20 @@ function session() {
 
 describe("chargeFor", () => {
   test.each([
-    ["usage at sell prices", usageOf(100, 50), 100, 50, 600_000n],
-    ["zero usage as nothing", usageOf(0, 0), 0, 0, 0n],
-    ["usage above the reservation in full", usageOf(1_000, 1_000), 1_000, 1_000, 10_000_000n],
-    ["cached tokens at the input price when the model has no cached price", usageOf(100, 50, 40), 100, 50, 600_000n],
-    ["no usage as the whole reservation", null, 0, 0, RESERVED],
-  ] as const)("charges %s", (_title, usage, promptTokens, completionTokens, cost) => {
-    expect(chargeFor(usage, held("gpt-4.1", RESERVED))).toEqual({ promptTokens, completionTokens, cost: nanos(cost) });
+    ["usage at sell prices", usageOf(100, 50), 100, 50, 0, 600_000n],
+    ["zero usage as nothing", usageOf(0, 0), 0, 0, 0, 0n],
+    ["usage above the reservation in full", usageOf(1_000, 1_000), 1_000, 1_000, 0, 10_000_000n],
+    ["cached tokens at the input price when the model has no cached price", usageOf(100, 50, 40), 100, 50, 40, 600_000n],
+    ["no usage as the whole reservation", null, 0, 0, 0, RESERVED],
+  ] as const)("charges %s, and caching saved nothing", (_title, usage, promptTokens, completionTokens, cachedTokens, cost) => {
+    expect(chargeFor(usage, held("gpt-4.1", RESERVED))).toEqual({ promptTokens, completionTokens, cost: nanos(cost), cachedTokens, saved: nanos(0) });
   });
 
-  test("charges cached tokens at the model's cached-input price", () => {
-    // $0.50 per million cached: 40 cached × 500 + 60 × 2 000 + 50 × 8 000 nano-USD.
+  test("charges cached tokens at the model's cached-input price, and says what that saved", () => {
+    // $0.50 per million cached: 40 cached × 500 + 60 × 2 000 + 50 × 8 000 nano-USD; uncached, 40 × 2 000 more.
     const reservation = held("gpt-4.1", RESERVED);
     reservation.model.cachedInputPerMTok = nanos(500_000_000n);
-    expect(chargeFor(usageOf(100, 50, 40), reservation)).toEqual({ promptTokens: 100, completionTokens: 50, cost: nanos(540_000n) });
+    expect(chargeFor(usageOf(100, 50, 40), reservation)).toEqual({ promptTokens: 100, completionTokens: 50, cost: nanos(540_000n), cachedTokens: 40, saved: nanos(60_000n) });
   });
 });
 
@@ -44,7 +44,7 @@ describe("BillingSession", () => {
   test("settle charges the usage at the model's sell prices and writes the usage-log row", async () => {
     const { billing, observer, store, leases, log } = session();
     const charge = await billing.settle(usageOf(100, 50));
-    const expected = { promptTokens: 100, completionTokens: 50, cost: nanos(600_000n) };
+    const expected = { promptTokens: 100, completionTokens: 50, cost: nanos(600_000n), cachedTokens: 0, saved: nanos(0) };
     expect(charge).toEqual(expected);
     expect(store.settled).toEqual([
       {
@@ -66,7 +66,7 @@ describe("BillingSession", () => {
 
   test("settle without usage charges the whole reservation and warns", async () => {
     const { billing, store, log } = session();
-    expect(await billing.settle(null)).toEqual({ promptTokens: 0, completionTokens: 0, cost: nanos(RESERVED) });
+    expect(await billing.settle(null)).toEqual({ promptTokens: 0, completionTokens: 0, cost: nanos(RESERVED), cachedTokens: 0, saved: nanos(0) });
     expect(store.settled.map((s) => [s.promptTokens, s.completionTokens, s.cost])).toEqual([[0, 0, nanos(RESERVED)]]);
     expect(log.entries).toEqual([
       { level: "warn", message: "provider reported no usage; charging the reservation", fields: { model: "gpt-4.1" } },
@@ -76,8 +76,8 @@ describe("BillingSession", () => {
   test("quote tells what settle will charge, without ending the session", async () => {
     const { billing, store, observer } = session();
     expect([billing.quote(usageOf(100, 50)), billing.quote(null)]).toEqual([
-      { promptTokens: 100, completionTokens: 50, cost: nanos(600_000n) },
-      { promptTokens: 0, completionTokens: 0, cost: nanos(RESERVED) },
+      { promptTokens: 100, completionTokens: 50, cost: nanos(600_000n), cachedTokens: 0, saved: nanos(0) },
+      { promptTokens: 0, completionTokens: 0, cost: nanos(RESERVED), cachedTokens: 0, saved: nanos(0) },
     ]);
     expect({ settled: store.settled.length, calls: observer.calls.length }).toEqual({ settled: 0, calls: 1 });
     await billing.settle(usageOf(100, 50));

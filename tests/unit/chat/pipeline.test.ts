@@ -208,6 +208,8 @@ describe("completeChat", () => {
         promptTokens: 12,
         completionTokens: 2,
         cost: nanos(40_000n),
+        cachedTokens: 0,
+        saved: nanos(0),
         latencyMs: NOW - STARTED_AT,
         now: NOW,
       },

@@ -67,7 +67,7 @@ describe("relayStream, a stream that finishes", () => {
     ]);
     expect(writes(r.store)).toEqual({ settled: [{ promptTokens: 12, completionTokens: 2, cost: nanos(40_000n) }], released: [] });
     expect(r.timeline.slice(-3)).toEqual(["emit event", "store.settle", "emit [DONE]"]);
-    expect(r.observer.calls).toEqual([["opened", "gpt-4.1"], ["closed", { promptTokens: 12, completionTokens: 2, cost: nanos(40_000n) }]]);
+    expect(r.observer.calls).toEqual([["opened", "gpt-4.1"], ["closed", { promptTokens: 12, completionTokens: 2, cost: nanos(40_000n), cachedTokens: 0, saved: nanos(0) }]]);
     expect(r.leases.held.size).toBe(0);
   });
 

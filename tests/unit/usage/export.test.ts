@@ -15,6 +15,8 @@ const log = (n: number): UsageExportRow => ({
   cost: nanos(n),
   latencyMs: 100 + n,
   status: "success",
+  cachedTokens: 0,
+  saved: nanos(0),
 });
 
 /** A store holding `count` logs, newest first, that records the pages asked for. */

@@ -6,11 +6,11 @@ import { nanos } from "../../../src/core/money.ts";
 
 const entry = (i: number): UsageLogEntry => ({
   id: `log-${i}`, createdAt: i, model: "gpt-5.4-mini", requestedModel: "gpt-5.4-mini", promptTokens: 1, completionTokens: 2,
-  cost: nanos(3), latencyMs: 4, status: "success", keyName: "k", keyPrefix: "gw-abcdefg", error: null,
+  cost: nanos(3), latencyMs: 4, status: "success", keyName: "k", keyPrefix: "gw-abcdefg", error: null, cachedTokens: 0, saved: nanos(0),
 });
 
 /** A store holding `total` logs, recording what it is asked for. */
-function fakeStore(total: number, days: { day: number; spend: bigint; requests: number }[] = []) {
+function fakeStore(total: number, days: { day: number; spend: bigint; saved?: bigint; requests: number }[] = []) {
   const asked: { offset: number; limit: number }[] = [];
   const sinces: number[] = [];
   const store: DashboardStore = {
@@ -20,11 +20,11 @@ function fakeStore(total: number, days: { day: number; spend: bigint; requests: 
     },
     spendByDay: async (_accountId, since) => {
       sinces.push(since);
-      return days.map((d) => ({ ...d, spend: nanos(d.spend) }));
+      return days.map((d) => ({ ...d, spend: nanos(d.spend), saved: nanos(d.saved ?? 0n) }));
     },
     spendSince: async (_accountId, since) => {
       sinces.push(since);
-      return { spend: nanos(42), requests: 1 };
+      return { spend: nanos(42), saved: nanos(7), requests: 1 };
     },
   };
   return { store, asked, sinces };
@@ -66,7 +66,8 @@ describe("usagePage", () => {
     const { usage } = await usagePage(fakeStore(1).store, "acct", 1);
     expect(usage).toEqual([{
       id: "log-0", createdAt: "1970-01-01T00:00:00.000Z", model: "gpt-5.4-mini", requestedModel: "gpt-5.4-mini", keyName: "k",
-      keyPrefix: "gw-abcdefg", promptTokens: 1, completionTokens: 2, costUsd: "0.000000003", latencyMs: 4, status: "success", error: null,
+      keyPrefix: "gw-abcdefg", promptTokens: 1, completionTokens: 2, cachedTokens: 0, costUsd: "0.000000003", savedUsd: "0.000000000", latencyMs: 4,
+      status: "success", error: null,
     }]);
   });
 });
@@ -82,12 +83,12 @@ describe("spendSummary", () => {
   });
 
   test("fills the 30 days oldest first, zero where the store has none", async () => {
-    const { store } = fakeStore(0, [{ day: today, spend: 1_000_000_000n, requests: 4 }, { day: today - 29, spend: 1n, requests: 1 }]);
+    const { store } = fakeStore(0, [{ day: today, spend: 1_000_000_000n, saved: 250_000_000n, requests: 4 }, { day: today - 29, spend: 1n, requests: 1 }]);
     const { last24Hours, daily } = await spendSummary(store, "acct", now);
-    expect(last24Hours).toEqual({ spendUsd: "0.000000042", requests: 1 });
+    expect(last24Hours).toEqual({ spendUsd: "0.000000042", savedUsd: "0.000000007", requests: 1 });
     expect(daily).toHaveLength(30);
-    expect(daily[0]).toEqual({ date: "2026-10-23", spendUsd: "0.000000001", requests: 1 });
-    expect(daily[1]).toEqual({ date: "2026-10-24", spendUsd: "0.000000000", requests: 0 });
-    expect(daily[29]).toEqual({ date: "2026-11-21", spendUsd: "1.000000000", requests: 4 });
+    expect(daily[0]).toEqual({ date: "2026-10-23", spendUsd: "0.000000001", savedUsd: "0.000000000", requests: 1 });
+    expect(daily[1]).toEqual({ date: "2026-10-24", spendUsd: "0.000000000", savedUsd: "0.000000000", requests: 0 });
+    expect(daily[29]).toEqual({ date: "2026-11-21", spendUsd: "1.000000000", savedUsd: "0.250000000", requests: 4 });
   });
 });

@@ -55,7 +55,8 @@ const SETTLE_ALONE = `WITH taken AS (
          requests = usage_windows.requests + excluded.requests),
      log AS (
        ${INSERT_USAGE_LOG}
-       SELECT $9::text, $2::text, $3::text, $5::bigint, $10::text, $11::text, $12::bigint, $13::bigint, $4::bigint, $14::bigint, 'success', NULL
+       SELECT $9::text, $2::text, $3::text, $5::bigint, $10::text, $11::text, $12::bigint, $13::bigint, $4::bigint, $14::bigint, 'success', NULL,
+         $15::bigint, $16::bigint
        WHERE (SELECT COUNT(*) FROM account) > 0)
      SELECT after FROM prior WHERE (SELECT COUNT(*) FROM account) > 0`;
 
@@ -64,7 +65,7 @@ export function* settleAlone(s: Settlement): Work<{ balance: Nanos } | null> {
   const [settled] = yield* rows(
     SETTLE_ALONE,
     s.reservationId, s.accountId, s.keyId, s.cost, s.now, minuteOf(s.now), Bun.randomUUIDv7(), Bun.randomUUIDv7(), Bun.randomUUIDv7(),
-    s.model, s.requestedModel, s.promptTokens, s.completionTokens, s.latencyMs,
+    s.model, s.requestedModel, s.promptTokens, s.completionTokens, s.latencyMs, s.cachedTokens ?? 0, s.saved ?? 0n,
   );
   return settled ? { balance: nanos(big(settled.after)) } : null;
 }

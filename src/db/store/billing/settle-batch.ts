@@ -19,9 +19,9 @@ type Settled = { balance: Nanos } | null;
 /** The reservations taken and the charges entered; `done` holds the settlements charged now. */
 const TAKE_AND_CHARGE = `input AS (
        SELECT * FROM unnest(?::text[], ?::text[], ?::text[], ?::bigint[], ?::text[], ?::text[], ?::text[], ?::text[], ?::text[],
-         ?::bigint[], ?::bigint[], ?::bigint[], ?::bigint[], ?::bigint[])
+         ?::bigint[], ?::bigint[], ?::bigint[], ?::bigint[], ?::bigint[], ?::bigint[], ?::bigint[])
          WITH ORDINALITY AS i(reservation_id, account_id, key_id, cost, ledger_id, log_id, alert_id, model, requested_model,
-           prompt_tokens, completion_tokens, latency_ms, now, minute, ord)),
+           prompt_tokens, completion_tokens, latency_ms, now, minute, cached_tokens, saved, ord)),
      held AS MATERIALIZED (SELECT id FROM reservations WHERE id = ANY(?::text[]) ORDER BY id FOR UPDATE),
      taken AS (
        DELETE FROM reservations WHERE id = ANY(?::text[]) AND id IN (SELECT id FROM held) RETURNING id, amount_nanos),
@@ -86,7 +86,8 @@ const COUNT_AND_LOG = `keys_held AS MATERIALIZED (
          requests = usage_windows.requests + excluded.requests),
      log AS (
        ${INSERT_USAGE_LOG}
-       SELECT log_id, account_id, key_id, now, model, requested_model, prompt_tokens, completion_tokens, cost, latency_ms, 'success', NULL
+       SELECT log_id, account_id, key_id, now, model, requested_model, prompt_tokens, completion_tokens, cost, latency_ms, 'success', NULL,
+         cached_tokens, saved
        FROM done)`;
 
 /**
@@ -127,6 +128,8 @@ export function* settleMany(items: Settlement[]): Work<Settled[]> {
     firsts.map((s) => s.latencyMs),
     firsts.map((s) => s.now),
     firsts.map((s) => minuteOf(s.now)),
+    firsts.map((s) => s.cachedTokens ?? 0),
+    firsts.map((s) => s.saved ?? 0n),
     reservations,
     reservations,
     accounts,

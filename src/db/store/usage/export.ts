@@ -16,6 +16,8 @@ export const toUsage = (r: typeof usageLogs.$inferSelect): UsageExportRow => ({
   cost: r.costNanos,
   latencyMs: r.latencyMs,
   status: r.status,
+  cachedTokens: r.cachedTokens,
+  saved: r.savedNanos,
 });
 
 // Keyset pages over (created_at, id): rows written while an export runs cannot shift a page.

@@ -1,7 +1,7 @@
 import { and, asc, count, desc, eq, gte, lt, sql, sum } from "drizzle-orm";
 import { type DashboardStore, type DaySpend, type UsageLogEntry } from "../../../core/usage/history.ts";
 import type { ModelDaySpend, ModelSpendStore } from "../../../core/usage/model-spend.ts";
-import { nanos, type Nanos } from "../../../core/money.ts";
+import { nanos } from "../../../core/money.ts";
 import type { UsageFilter } from "../../../core/usage/filter.ts";
 import type { Database } from "../../database.ts";
 import { apiKeys, usageLogs as logs } from "../../schema/sqlite.ts";
@@ -36,12 +36,12 @@ function* usageLogs(accountId: string, offset: number, limit: number, filter: Us
 }
 
 const since = (accountId: string, from: number) => and(eq(logs.accountId, accountId), gte(logs.createdAt, from));
-const totals = { spend: sum(logs.costNanos).as("spend"), requests: count().as("requests") };
+const totals = { spend: sum(logs.costNanos).as("spend"), saved: sum(logs.savedNanos).as("saved"), requests: count().as("requests") };
 
 function* spendByDay(accountId: string, from: number): Work<DaySpend[]> {
   const found = yield* query(build.select({ day: utcDay(logs.createdAt).as("day"), ...totals }).from(logs)
     .where(since(accountId, from)).groupBy(sql`day`).orderBy(sql`day`));
-  return found.map((r) => ({ day: int(r.day), spend: nanos(big(r.spend)), requests: int(r.requests) }));
+  return found.map((r) => ({ day: int(r.day), spend: nanos(big(r.spend)), saved: nanos(big(r.saved)), requests: int(r.requests) }));
 }
 
 function* spendByModelDay(accountId: string, from: number): Work<ModelDaySpend[]> {
@@ -50,9 +50,9 @@ function* spendByModelDay(accountId: string, from: number): Work<ModelDaySpend[]
   return found.map((r) => ({ day: int(r.day), model: String(r.model), spend: nanos(big(r.spend)), requests: int(r.requests) }));
 }
 
-function* spendSince(accountId: string, from: number): Work<{ spend: Nanos; requests: number }> {
+function* spendSince(accountId: string, from: number): Work<Omit<DaySpend, "day">> {
   const [row] = yield* query(build.select(totals).from(logs).where(since(accountId, from)));
-  return { spend: nanos(big(row?.spend)), requests: int(row?.requests) };
+  return { spend: nanos(big(row?.spend)), saved: nanos(big(row?.saved)), requests: int(row?.requests) };
 }
 
 export const dashboardStore = (db: Database): DashboardStore & ModelSpendStore => ({
