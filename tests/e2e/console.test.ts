@@ -110,11 +110,12 @@ describeInBrowser("the operator console and the customer's pages, end to end", (
     await goTo(page, "/dashboard/admin/catalog");
     await page.getByRole("button", { name: `Edit prices of ${MODEL}` }).click();
     const dialog = page.getByRole("dialog", { name: `Prices of ${MODEL}` });
-    await dialog.getByLabel("Input price").fill("0.125");
+    await dialog.getByLabel("Input price", { exact: true }).fill("0.125");
+    await dialog.getByLabel("Cached input price").fill("0.03");
     await dialog.getByLabel("Output price").fill("0.5");
     await screenshot(page, "console-catalog-edit");
     await dialog.getByRole("button", { name: "Save prices" }).click();
-    await page.getByText(/now sells at \$0\.125 in and \$0\.50 out per million tokens/).waitFor();
+    await page.getByText(/now sells at \$0\.125 in \(\$0\.03 cached\) and \$0\.50 out per million tokens/).waitFor();
     expect(await page.evaluate(() => document.activeElement?.id)).toBe(`prices-${"gpt-4.1-nano"}`);
 
     await page.getByRole("button", { name: "Disable gpt-4o" }).press("Enter");
@@ -137,7 +138,7 @@ describeInBrowser("the operator console and the customer's pages, end to end", (
     const page = await open(customer);
     await goTo(page, "/dashboard/models");
     const row = page.getByRole("table", { name: "Available models and their prices" }).locator("tr", { hasText: MODEL });
-    expect((await row.locator("td").allTextContents()).slice(0, 5)).toEqual([MODEL, "GPT-4.1 nano", "openai", "$0.125", "$0.50"]);
+    expect((await row.locator("td").allTextContents()).slice(0, 6)).toEqual([MODEL, "GPT-4.1 nano", "openai", "$0.125", "$0.03", "$0.50"]);
     await screenshot(page, "customer-models");
 
     await goTo(page, "/dashboard/usage");

@@ -164,7 +164,7 @@ describeInBrowser("the dashboard, end to end", () => {
     const row = page.locator("table.usage tbody tr");
     expect(await row.count()).toBe(1);
     const cells = await row.locator("td").allTextContents();
-    expect(cells.slice(1)).toEqual([MODEL, "Backend", "11", "7", REQUEST_COST, expect.stringMatching(/^[\d,]+ ms$/), "Success"]);
+    expect(cells.slice(1)).toEqual([MODEL, "Backend", "11", "0", "7", REQUEST_COST, "—", expect.stringMatching(/^[\d,]+ ms$/), "Success"]);
     const [logged] = await gateway.store.usageLogPage(await accountId(), null, 1);
     expect(logged!.cost).toBe(nanos(3_900n));
     await screenshot(page, "usage");

@@ -26,7 +26,7 @@ describeEachDialect("the console's catalog and figures", (dialect) => {
       expect(models).toHaveLength(22);
       expect(models.find((m: { id: string }) => m.id === "grok-4-3")).toEqual({
         id: "grok-4-3", displayName: expect.any(String), provider: "xai", category: "frontier", contextWindow: 128_000,
-        maxOutputTokens: expect.any(Number), inputPerMillionUsd: "1.2500", outputPerMillionUsd: "2.5000",
+        maxOutputTokens: expect.any(Number), inputPerMillionUsd: "1.2500", outputPerMillionUsd: "2.5000", cachedInputPerMillionUsd: expect.any(String),
         useCaseHint: expect.any(String), speedBadge: expect.any(String), enabled: false,
       });
       await gateway().store.updateModel("grok-4-3", { enabled: true });
@@ -43,7 +43,8 @@ describeEachDialect("the console's catalog and figures", (dialect) => {
     });
 
     test.each([
-      [{}, "Nothing to change: send any of enabled, inputPerMillionUsd, outputPerMillionUsd"],
+      [{}, "Nothing to change: send any of enabled, inputPerMillionUsd, outputPerMillionUsd, cachedInputPerMillionUsd"],
+      [{ cachedInputPerMillionUsd: "0.00001" }, "cachedInputPerMillionUsd must have at most 4 decimal places"],
       [{ enabled: "yes" }, "enabled must be true or false"],
       [{ inputPerMillionUsd: "0.12345" }, "inputPerMillionUsd must have at most 4 decimal places"],
       [{ outputPerMillionUsd: "-1" }, "outputPerMillionUsd must be from 0 to 10000"],
@@ -54,6 +55,15 @@ describeEachDialect("the console's catalog and figures", (dialect) => {
       expect({ status: res.status, body: await readJson(res) }).toEqual({ status: 400, body: { error } });
       const model = (await gateway().store.listModels()).find((m) => m.id === "gpt-4o");
       expect([model?.inputPerMTok, model?.enabled]).toEqual([2_500_000_000n as never, true]);
+    });
+
+    test("PATCH sets the cached-input price, charged from then on, and null puts it back at the input price", async () => {
+      const set = await operator.send("PATCH", "/admin/models/gpt-4o", { cachedInputPerMillionUsd: "0.6250" });
+      expect(await readJson(set)).toMatchObject({ id: "gpt-4o", inputPerMillionUsd: "2.5000", cachedInputPerMillionUsd: "0.6250" });
+      expect((await gateway().store.listModels()).find((m) => m.id === "gpt-4o")?.cachedInputPerMTok).toBe(625_000_000n as never);
+      const reset = await operator.send("PATCH", "/admin/models/gpt-4o", { cachedInputPerMillionUsd: null });
+      expect(await readJson(reset)).toMatchObject({ cachedInputPerMillionUsd: "2.5000" });
+      expect((await gateway().store.listModels()).find((m) => m.id === "gpt-4o")?.cachedInputPerMTok).toBeNull();
     });
 
     test("PATCH of an unknown model is 404", async () => {

@@ -131,6 +131,8 @@ export async function editModel(ports: AdminPorts, act: OperatorAct, id: string,
     change.enabled === undefined ? null : change.enabled ? "enabled" : "disabled",
     change.inputPerMTok === undefined ? null : `input ${formatUsd(change.inputPerMTok, 4)} USD/1M`,
     change.outputPerMTok === undefined ? null : `output ${formatUsd(change.outputPerMTok, 4)} USD/1M`,
+    change.cachedInputPerMTok === undefined ? null
+      : `cached input ${change.cachedInputPerMTok === null ? "at the input price" : `${formatUsd(change.cachedInputPerMTok, 4)} USD/1M`}`,
   ].filter((p) => p !== null);
   const model = CONTROL.test(id) ? null : await ports.store.updateModelAudited(id, change, (updated) => ({
     accountId: act.operator.id, type: "model_updated", ip: act.ip, at: act.now,

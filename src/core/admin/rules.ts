@@ -89,11 +89,12 @@ export function parseGrant(body: unknown): Grant {
   return { amount, kind: amount > 0n ? "grant" : "adjustment", note: note.trim() || "granted by an operator" };
 }
 
-const MODEL_FIELDS = ["enabled", "inputPerMillionUsd", "outputPerMillionUsd"] as const;
+const MODEL_FIELDS = ["enabled", "inputPerMillionUsd", "outputPerMillionUsd", "cachedInputPerMillionUsd"] as const;
 
 /**
- * `PATCH /admin/models/{id}`: any of `enabled`, `inputPerMillionUsd`, `outputPerMillionUsd`.
- * Prices keep the catalog's 4 decimal places, so `GET /models` shows exactly what is charged.
+ * `PATCH /admin/models/{id}`: any of `enabled`, `inputPerMillionUsd`, `outputPerMillionUsd`,
+ * `cachedInputPerMillionUsd` (null: cached tokens at the input price). Prices keep the catalog's
+ * 4 decimal places, so `GET /models` shows exactly what is charged.
  */
 export function parseModelChange(body: unknown): ModelChange {
   const fields = objectBody(body);
@@ -102,8 +103,10 @@ export function parseModelChange(body: unknown): ModelChange {
     if (typeof fields.enabled !== "boolean") throw invalid("enabled must be true or false");
     change.enabled = fields.enabled;
   }
-  for (const [field, key] of [["inputPerMillionUsd", "inputPerMTok"], ["outputPerMillionUsd", "outputPerMTok"]] as const) {
-    if (fields[field] === undefined) continue;
+  if (fields.cachedInputPerMillionUsd === null) change.cachedInputPerMTok = null;
+  const prices = [["inputPerMillionUsd", "inputPerMTok"], ["outputPerMillionUsd", "outputPerMTok"], ["cachedInputPerMillionUsd", "cachedInputPerMTok"]] as const;
+  for (const [field, key] of prices) {
+    if (fields[field] === undefined || (key === "cachedInputPerMTok" && fields[field] === null)) continue;
     const price = usdField(field, fields[field], 4);
     if (price < 0n || price > MAX_PRICE_USD * NANOS_PER_USD) throw invalid(`${field} must be from 0 to ${MAX_PRICE_USD}`);
     change[key] = price;
@@ -128,11 +131,10 @@ export const adminAccountView = (account: Account) => ({
 
 /**
  * A catalog model as the console shows and edits it: every model, enabled or not, with its
- * prices to the nano-USD. `cachedInputPerMillionUsd` appears only where the operator set a
- * cached-input price (unset, cached tokens are charged at the input price).
+ * prices to the nano-USD; `cachedInputPerMillionUsd` is what a cached prompt token is charged
+ * (the input price where the model has no cached-input price).
  */
 export function catalogModelView(model: Model) {
-  const cached = model.cachedInputPerMTok;
   return {
     id: model.id,
     displayName: model.displayName,
@@ -142,7 +144,7 @@ export function catalogModelView(model: Model) {
     maxOutputTokens: model.maxOutputTokens,
     inputPerMillionUsd: formatUsd(model.inputPerMTok, 4),
     outputPerMillionUsd: formatUsd(model.outputPerMTok, 4),
-    ...(cached === null ? {} : { cachedInputPerMillionUsd: formatUsd(cached, 4) }),
+    cachedInputPerMillionUsd: formatUsd(model.cachedInputPerMTok ?? model.inputPerMTok, 4),
     useCaseHint: model.useCaseHint,
     speedBadge: model.speedBadge,
     enabled: model.enabled,

@@ -19,19 +19,20 @@ const priceField = (name: string, label: string, value: string) => field({
 /** The edit dialog for a model's sell prices; resolves once saved or cancelled. */
 async function editPrices(model: CatalogModel, saved: (message: string) => void): Promise<void> {
   const input = priceField("inputPerMillionUsd", "Input price", model.inputPerMillionUsd);
+  const cached = priceField("cachedInputPerMillionUsd", "Cached input price", model.cachedInputPerMillionUsd);
   const output = priceField("outputPerMillionUsd", "Output price", model.outputPerMillionUsd);
   await openModal(`Prices of ${model.id}`, (close, titleId) => [
     form({
-      fields: [input, output],
+      fields: [input, cached, output],
       submitLabel: "Save prices",
       labelledBy: titleId,
       actions: [h("button", { type: "button", class: "button secondary", onClick: () => close("cancel") }, "Cancel")],
       onSubmit: async () => {
         // Prices go as the typed decimal strings, read exactly by the server.
         const updated = await call<CatalogModel>("PATCH", `/admin/models/${encodeURIComponent(model.id)}`, {
-          inputPerMillionUsd: input.value(), outputPerMillionUsd: output.value(),
+          inputPerMillionUsd: input.value(), cachedInputPerMillionUsd: cached.value(), outputPerMillionUsd: output.value(),
         });
-        saved(`${updated.id} now sells at ${usd(updated.inputPerMillionUsd)} in and ${usd(updated.outputPerMillionUsd)} out per million tokens. ${TAKES_EFFECT}`);
+        saved(`${updated.id} now sells at ${usd(updated.inputPerMillionUsd)} in (${usd(updated.cachedInputPerMillionUsd)} cached) and ${usd(updated.outputPerMillionUsd)} out per million tokens. ${TAKES_EFFECT}`);
         close("saved");
       },
     }),
@@ -60,11 +61,11 @@ async function renderCatalog(root: HTMLElement, notice?: string): Promise<void> 
     h("div", { class: "form-status", "aria-live": "polite" }, notice ? h("p", { class: "notice success", role: "status" }, notice) : null),
     dataTable({
       caption: "The model catalog, in catalog order",
-      columns: ["Model ID", "Provider", "Status", "Input / 1M", "Output / 1M", "Context", "Actions"],
-      numeric: [3, 4, 5],
+      columns: ["Model ID", "Provider", "Status", "Input / 1M", "Cached input / 1M", "Output / 1M", "Context", "Actions"],
+      numeric: [3, 4, 5, 6],
       rows: models.map((m) => [
         m.id, m.provider, h("span", { class: `badge ${m.enabled ? "success" : "expired"}` }, m.enabled ? "Enabled" : "Disabled"),
-        usd(m.inputPerMillionUsd), usd(m.outputPerMillionUsd), count(m.contextWindow),
+        usd(m.inputPerMillionUsd), usd(m.cachedInputPerMillionUsd), usd(m.outputPerMillionUsd), count(m.contextWindow),
         h("span", { class: "row-actions" }, toggle(m), edit(m)),
       ]),
     }),

@@ -6,8 +6,8 @@ import type { ModelSpend, UsageEntryView, UsagePage } from "../wire.ts";
 import { modelSpendChart } from "./model-spend-chart.ts";
 import { currentFilters, filterForm } from "./usage-filters.ts";
 
-const COLUMNS = ["Time", "Model", "Key", "Prompt tokens", "Completion tokens", "Cost", "Latency", "Status"];
-const NUMERIC = new Set(["Prompt tokens", "Completion tokens", "Cost", "Latency"]);
+const COLUMNS = ["Time", "Model", "Key", "Prompt tokens", "Cached", "Completion tokens", "Cost", "Saved by caching", "Latency", "Status"];
+const NUMERIC = new Set(["Prompt tokens", "Cached", "Completion tokens", "Cost", "Saved by caching", "Latency"]);
 
 const row = (entry: UsageEntryView) =>
   h("tr", {},
@@ -15,8 +15,10 @@ const row = (entry: UsageEntryView) =>
     h("td", {}, entry.model),
     h("td", {}, entry.keyName ?? "—"),
     h("td", { class: "num" }, count(entry.promptTokens)),
+    h("td", { class: "num" }, count(entry.cachedTokens)),
     h("td", { class: "num" }, count(entry.completionTokens)),
     h("td", { class: "num" }, usd(entry.costUsd)),
+    h("td", { class: "num" }, entry.cachedTokens === 0 ? "—" : usd(entry.savedUsd)),
     h("td", { class: "num" }, `${count(entry.latencyMs)} ms`),
     h("td", {},
       h("span", { class: `badge ${entry.status}` }, entry.status === "success" ? "Success" : "Error"),
