@@ -1,5 +1,6 @@
 // One cell of the benchmark, for profiling between full `make bench` runs:
-//   bun bench/cell.ts [sqlite|postgres] [json|stream|stream200] [connections] [seconds]
+//   bun bench/cell.ts [sqlite|postgres] [json|stream|stream200|messages] [connections] [seconds]
+//   (messages: the gateway's /v1/messages stream against its own chat stream, in turn)
 //   bun bench/cell.ts sqlite slow          (the slow-stream cell, bench/slow-streams.ts)
 //   bun bench/cell.ts sqlite slow-floor    (the same cell against bench/chunk-relay.ts)
 //   bun bench/cell.ts sqlite slow-baseline (the same cell against bench/baseline-proxy.ts)
@@ -11,7 +12,7 @@
 // The gateway's pid is printed first, for `perf record -p` or `strace -c -p` during the load.
 import { cpus } from "node:os";
 import { cpuMicros, pinUser, startServer, timeToFirstByte, wrk } from "./processes.ts";
-import { BINARY, chatBody, freshDatabase, prepareAccounts, type Dialect, type Mode } from "./setup.ts";
+import { BINARY, chatBody, freshDatabase, pathOf, prepareAccounts, type Dialect, type Mode } from "./setup.ts";
 import { slowStreams } from "./slow-streams.ts";
 
 const [dialect = "sqlite", mode = "json", connectionsArg = "64", secondsArg = "3"] = process.argv.slice(2) as [Dialect?, (Mode | "slow" | "slow-floor" | "slow-baseline" | "slow-ledger")?, string?, string?];
@@ -32,6 +33,7 @@ if (mode === "slow" || mode === "slow-floor" || mode === "slow-baseline" || mode
 const connections = Number(connectionsArg);
 const seconds = Number(secondsArg);
 const body = chatBody(mode);
+const doorMode = mode === "messages";
 
 const database = await freshDatabase(dialect, "gw_bench_cell");
 const upstream = await startServer([process.execPath, new URL("./fake-upstream.ts", import.meta.url).pathname], {}, 0);
@@ -42,18 +44,22 @@ const { keys, keysFile } = await prepareAccounts(env, 100);
 const postgresPinned = dialect === "postgres" && pinUser("postgres", "0");
 const gateway = await startServer([...gatewayCmd, "serve", "--port", "0"], env, 1);
 console.log(`gateway pid ${gateway.pid}`);
-const wrkEnv = { BENCH_KEYS: keysFile, BENCH_BODY: body, BENCH_PATH: "/v1/chat/completions" };
+const wrkEnv = (cellMode: Mode) => ({ BENCH_KEYS: keysFile, BENCH_BODY: chatBody(cellMode), BENCH_PATH: pathOf(cellMode) });
+// Each side: its name, its server and the request it is sent.
+const sides = doorMode
+  ? ([["chat", gateway, "stream"], ["messages", gateway, "messages"]] as const)
+  : ([["baseline", baseline, mode], ["gateway", gateway, mode]] as const);
 try {
-  for (const server of [baseline, gateway]) await wrk(`${server.url}/v1/chat/completions`, 4, 1, 0, wrkEnv);
+  for (const [, server, cellMode] of sides) await wrk(`${server.url}${pathOf(cellMode)}`, 4, 1, 0, wrkEnv(cellMode));
   for (let run = 0; run < 2; run++) {
-    for (const [name, server] of [["baseline", baseline], ["gateway", gateway]] as const) {
+    for (const [name, server, cellMode] of sides) {
       const before = cpuMicros(server.pid);
-      const result = await wrk(`${server.url}/v1/chat/completions`, connections, seconds, 0, wrkEnv);
+      const result = await wrk(`${server.url}${pathOf(cellMode)}`, connections, seconds, 0, wrkEnv(cellMode));
       const cpu = (cpuMicros(server.pid) - before) / result.requests;
       console.log(`${name.padEnd(8)} ${dialect} ${mode} c=${connections}: ${result.rps.toFixed(0)} req/s, p50 ${result.p50.toFixed(3)} ms, ${cpu.toFixed(1)} µs CPU/req, ${result.failures} failed`);
     }
   }
-  if (mode !== "json") {
+  if (mode !== "json" && !doorMode) {
     for (const [name, server] of [["direct", upstream], ["baseline", baseline], ["gateway", gateway]] as const) {
       const ms = await timeToFirstByte(`${server.url}/v1/chat/completions`, keys, body, 400);
       console.log(`${name.padEnd(8)} time to first byte: ${ms.toFixed(3)} ms`);

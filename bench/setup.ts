@@ -7,8 +7,11 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 
 export type Dialect = "sqlite" | "postgres";
-/** Non-streaming; streams of 20 content chunks; streams of 200 (the fake upstream answers 320 max tokens so). */
-export type Mode = "json" | "stream" | "stream200";
+/**
+ * Non-streaming; streams of 20 content chunks; streams of 200 (the fake upstream answers 320 max
+ * tokens so); and the 20-chunk stream asked through `/v1/messages` (Anthropic's API, translated).
+ */
+export type Mode = "json" | "stream" | "stream200" | "messages";
 
 export const BINARY = new URL("../dist/gateway", import.meta.url).pathname;
 export const PG_SERVER = process.env.BENCH_POSTGRES_URL ?? "postgres://postgres@127.0.0.1:5432/test";
@@ -19,8 +22,11 @@ const BODIES: Record<Mode, string> = {
   json: request({}),
   stream: request({ stream: true }),
   stream200: request({ stream: true, max_tokens: 320 }),
+  messages: JSON.stringify({ model: "gpt-4.1-nano", max_tokens: 32, messages: [{ role: "user", content: "Say hello in twenty words." }], stream: true }),
 };
 export const chatBody = (mode: Mode) => BODIES[mode];
+/** The gateway's path for a mode's request. */
+export const pathOf = (mode: Mode) => (mode === "messages" ? "/v1/messages" : "/v1/chat/completions");
 
 const CLI_TIMEOUT_MS = 30_000;
 
