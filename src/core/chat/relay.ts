@@ -23,6 +23,12 @@ export interface StreamSink {
   readonly gone: boolean;
   /** Resolves once a front door's own work after the relay (keeping a response) is done and written. */
   finished?(): Promise<void>;
+  /**
+   * A front door that rewrites every chunk into its own API's events takes them parsed, a read's
+   * at a time, rather than encoded to be decoded again: the relay then passes nothing on as it
+   * came. The relay's own events (`[DONE]`, an error) still arrive through `emit`.
+   */
+  chunks?(chunks: readonly Record<string, unknown>[]): void;
 }
 
 export interface Relay {
@@ -56,25 +62,28 @@ export async function relayStream(relay: Relay, sink: StreamSink): Promise<void>
   let usage: Usage | null = null;
   let finished = false;
   let firstSent = false;
+  // A door's own events are written from parsed chunks: nothing goes out as it came.
+  const rewriting = sink.chunks ? (sink as StreamSink & Required<Pick<StreamSink, "chunks">>) : null;
   try {
     for await (const read of relay.events) {
       // The events of one read go to the client together (those before a bad one too): first
       // those passed on as they came, then the rest, parsed.
       let parsedFrom = 0;
-      if (firstSent && read.bytes) {
+      if (firstSent && read.bytes && !rewriting) {
         const asIs = relayedReadAsIs(read.bytes, model);
         if (asIs.events > 0) sink.emitBytes(asIs.bytes);
         if (asIs.whole) continue;
         parsedFrom = asIs.events;
       }
       let relayed = "";
+      const parsedChunks: Record<string, unknown>[] = [];
       try {
         for (const data of parsedFrom > 0 ? read.events.slice(parsedFrom) : read.events) {
           if (data === "[DONE]") {
             finished = true;
             break;
           }
-          const asIs = firstSent ? relayedAsIs(data, model) : null;
+          const asIs = firstSent && !rewriting ? relayedAsIs(data, model) : null;
           if (asIs !== null) {
             relayed += `data: ${asIs}\n\n`;
             continue;
@@ -84,19 +93,23 @@ export async function relayStream(relay: Relay, sink: StreamSink): Promise<void>
           if (!parsed.chunk) continue; // the usage-only chunk
           if (parsed.final) {
             // With several choices each has a final chunk: only the last one waits for the usage.
-            if (final) relayed += `data: ${JSON.stringify(final)}\n\n`;
+            if (final && rewriting) parsedChunks.push(final);
+            else if (final) relayed += `data: ${JSON.stringify(final)}\n\n`;
             final = parsed.chunk;
-          } else if (firstSent) relayed += `data: ${JSON.stringify(parsed.chunk)}\n\n`;
+          } else if (firstSent && rewriting) parsedChunks.push(parsed.chunk);
+          else if (firstSent) relayed += `data: ${JSON.stringify(parsed.chunk)}\n\n`;
           else {
             // A provider's first read often holds several events; the first one goes out
             // before the rest are reshaped.
             firstSent = true;
-            sink.emit(`data: ${JSON.stringify(parsed.chunk)}\n\n`);
+            if (rewriting) rewriting.chunks([parsed.chunk]);
+            else sink.emit(`data: ${JSON.stringify(parsed.chunk)}\n\n`);
             await sink.flush();
           }
         }
       } finally {
         if (relayed) sink.emit(relayed);
+        if (parsedChunks.length > 0) rewriting?.chunks(parsedChunks);
       }
       if (finished) break;
     }
@@ -116,7 +129,11 @@ export async function relayStream(relay: Relay, sink: StreamSink): Promise<void>
     await billing.releaseQuietly(CLIENT_LEFT);
     return;
   }
-  if (final) sink.emit(`data: ${JSON.stringify(finalChunk(final, usage, billing.quote(usage).cost))}\n\n`);
+  if (final) {
+    const last = finalChunk(final, usage, billing.quote(usage).cost);
+    if (rewriting) rewriting.chunks([last]);
+    else sink.emit(`data: ${JSON.stringify(last)}\n\n`);
+  }
   try {
     await billing.settle(usage);
   } catch (error) {

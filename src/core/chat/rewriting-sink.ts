@@ -8,7 +8,7 @@ type Fields = Record<string, unknown>;
 const decoder = new TextDecoder();
 
 export abstract class RewritingSink implements StreamSink {
-  /** What `read` wrote for the payloads of one `emit`, sent in one write. */
+  /** What `read` wrote for the chunks of one read (or the payloads of one `emit`), sent in one write. */
   protected out = "";
   /** Events held until some work is done (`hold`), with any written after them. */
   private held: Promise<string> | null = null;
@@ -27,11 +27,22 @@ export abstract class RewritingSink implements StreamSink {
     this.emit(decoder.decode(payload));
   }
 
+  /** The relay's parsed chunks, rewritten. */
+  chunks(chunks: readonly Fields[]): void {
+    for (const chunk of chunks) this.read(chunk);
+    this.writeOut();
+  }
+
+  /** The relay's own events: `[DONE]` and its error. */
   emit(payload: string): void {
     for (const event of payload.split("\n\n")) {
       if (event === "data: [DONE]") this.done();
       else if (event.startsWith("data: ")) this.read(JSON.parse(event.slice("data: ".length)) as Fields);
     }
+    this.writeOut();
+  }
+
+  private writeOut(): void {
     const out = this.out;
     this.out = "";
     if (this.held) this.held = this.held.then((text) => text + out);

@@ -12,11 +12,6 @@ type BlockKind = "text" | "thinking" | "tool_use";
 
 const objectOr = (value: unknown): Fields => (typeof value === "object" && value !== null && !Array.isArray(value) ? (value as Fields) : {});
 
-const DELTA: Record<BlockKind, (text: string) => Fields> = {
-  text: (text) => ({ type: "text_delta", text }),
-  thinking: (thinking) => ({ type: "thinking_delta", thinking }),
-  tool_use: (partial_json) => ({ type: "input_json_delta", partial_json }),
-};
 
 /** Rewrites the chat relay's payloads as Messages events onto `sink`. */
 export class MessageEvents extends RewritingSink {
@@ -100,7 +95,8 @@ export class MessageEvents extends RewritingSink {
 
   private write(kind: "text" | "thinking", text: string): void {
     this.openBlock(kind);
-    this.send("content_block_delta", { index: this.index, delta: DELTA[kind](text) });
+    // The event of almost every chunk, written as text: the same JSON as `send` would build.
+    this.out += `event: content_block_delta\ndata: {"type":"content_block_delta","index":${this.index},"delta":{"type":"${kind}_delta","${kind}":${JSON.stringify(text)}}}\n\n`;
   }
 
   /** A tool call's delta: its first names it (a block starts), the rest carry its arguments. */
@@ -110,7 +106,7 @@ export class MessageEvents extends RewritingSink {
     if (!(this.open?.kind === "tool_use" && this.open.call === callIndex)) {
       this.openBlock("tool_use", callIndex, { id: String(call.id ?? `toolu_${crypto.randomUUID()}`), name: String(fn.name ?? "") });
     }
-    if (typeof fn.arguments === "string" && fn.arguments) this.send("content_block_delta", { index: this.index, delta: DELTA.tool_use(fn.arguments) });
+    if (typeof fn.arguments === "string" && fn.arguments) this.send("content_block_delta", { index: this.index, delta: { type: "input_json_delta", partial_json: fn.arguments } });
   }
 
   private finish(finishReason: unknown, wireUsage: unknown): void {

@@ -270,3 +270,33 @@ describe("relayStream, a stream that fails", () => {
     expect(r.leases.held.size).toBe(0);
   });
 });
+
+describe("relayStream to a door that rewrites every chunk", () => {
+  test("it gets the chunks parsed, a read's at a time (the final one with the usage and charge), and [DONE] and errors as events", async () => {
+    const timeline: string[] = [];
+    const ports = billingPorts(timeline);
+    const observer = new FakeObserver();
+    const billing = new BillingSession(ports, held("gpt-4.1", RESERVED), observer);
+    const received: string[] = [];
+    const door = {
+      gone: false,
+      flush: async () => {},
+      chunks: (chunks: readonly Record<string, unknown>[]) => received.push(`chunks ${JSON.stringify(chunks)}`),
+      emit: (payload: string) => received.push(`emit ${payload}`),
+      emitBytes: () => received.push("bytes"),
+    };
+    const reads = async function* (): AsyncIterable<StreamRead> {
+      // Whole events with their bytes: a chat client would get these passed on as they came.
+      for (const events of [[upstream(text("Hel"))], [upstream(text("lo")), upstream(text("!"))], [upstream(stop()), usageOnly(12, 2)], ["[DONE]"]]) {
+        yield { events, bytes: new TextEncoder().encode(events.map((e) => `data: ${e}\n\n`).join("")) };
+      }
+    };
+    await relayStream({ events: reads(), model: model("gpt-4.1"), billing, log: ports.log, observer, chargeWhenGone: false }, door);
+    expect(received).toEqual([
+      `chunks ${JSON.stringify([client("gpt-4.1", text("Hel"))])}`,
+      `chunks ${JSON.stringify([client("gpt-4.1", text("lo")), client("gpt-4.1", text("!"))])}`,
+      `chunks ${JSON.stringify([{ ...client("gpt-4.1", stop()), usage: wire(12, 2, "0.000040000") }])}`,
+      "emit data: [DONE]\n\n",
+    ]);
+  });
+});
