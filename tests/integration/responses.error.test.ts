@@ -37,6 +37,15 @@ describeEachDialect("Responses API errors", (dialect) => {
     expect(refused).toBeInstanceOf(OpenAI.AuthenticationError);
   });
 
+  test("402's hint names max_output_tokens, as the Responses API calls the ceiling", async () => {
+    const { secret } = await fundedKey(gateway().store, "0.01");
+    const res = await postResponses(gateway().url, secret, { model: NATIVE, input: "hi", max_output_tokens: 100_000 });
+    expect(res.status).toBe(402);
+    const { error } = (await readJson(res)) as { error: { message: string } };
+    expect(error.message).toMatch(/The largest max_output_tokens that fits is \d+\./);
+    expect(error.message).not.toContain("max_tokens");
+  });
+
   test("402 when the balance does not cover the reservation, saying not to retry", async () => {
     const { secret } = await fundedKey(gateway().store, "0");
     const res = await postResponses(gateway().url, secret, { model: NATIVE, input: "hi" });

@@ -31,6 +31,8 @@ export interface ReservationSnapshot {
 export interface ReservationPolicy {
   maxConcurrentRequests: number;
   dashboardUrl: string;
+  /** What the request's API calls its output ceiling, in a refusal's hint (`max_tokens` unless said). */
+  ceilingName?: string;
 }
 
 /** The request asking to reserve. */
@@ -138,7 +140,8 @@ function requestCapRefusal(key: ReservationSnapshot["key"], now: number): AppErr
  * open reservations it counts, plus this request, must stay within it. Limits are checked in the
  * order a client can act on them: concurrency, hourly ceilings (account spend, key spend, key
  * requests), the key's lifetime limit, then the balance. A refusal over an amount names, when
- * `costOf` is known, the largest `max_tokens` that every cap on amounts would let through.
+ * `costOf` is known, the largest output ceiling (`max_tokens`, or the API's name for it) that
+ * every cap on amounts would let through.
  */
 export function decideReservation(s: ReservationSnapshot, request: ReservationRequest, policy: ReservationPolicy, now: number): AppError | null {
   if (s.inflight >= policy.maxConcurrentRequests) {
@@ -153,7 +156,7 @@ export function decideReservation(s: ReservationSnapshot, request: ReservationRe
   const refuse = (cap: SpendCap) => {
     const room = [...hourly, ...lifetime].reduce<bigint>((least, c) => (c.room < least ? c.room : least), request.amount);
     const fitting = request.costOf ? largestFittingMaxTokens(request.costOf, room) : null;
-    return cap.refuse(fitting === null ? "" : `. The largest max_tokens that fits is ${fitting}.`);
+    return cap.refuse(fitting === null ? "" : `. The largest ${policy.ceilingName ?? "max_tokens"} that fits is ${fitting}.`);
   };
   const hourlyCap = hourly.find(over);
   if (hourlyCap) return refuse(hourlyCap);

@@ -142,8 +142,9 @@ export async function completeChat(ports: ChatPorts, admitted: Admitted): Promis
 export async function openStream(ports: ChatPorts, admitted: Admitted): Promise<Relay> {
   try {
     const events = await ports.provider.stream(providerCall(admitted));
-    const { observer, chargeWhenGone } = admitted.call;
-    return { events, model: admitted.model, billing: admitted.billing, log: ports.log, observer, chargeWhenGone };
+    const { observer, chargeWhenGone, request } = admitted.call;
+    const usageChunk = request.stream_options?.include_usage === true;
+    return { events, model: admitted.model, billing: admitted.billing, log: ports.log, observer, chargeWhenGone, usageChunk };
   } catch (error) {
     return failed(admitted, error);
   }

@@ -6,7 +6,8 @@ import { ProviderTimeout, unreachable } from "./failures.ts";
 import type { ChatLog, ReservationObserver } from "./ports.ts";
 import type { StreamRead } from "./provider.ts";
 import { relayedAsIs, relayedReadAsIs } from "./relayed-as-is.ts";
-import { finalChunk, readChunk } from "./response.ts";
+import { finalChunk, readChunk, usageChunk } from "./response.ts";
+import type { Nanos } from "../money.ts";
 import type { Usage } from "./usage.ts";
 
 /** Where the relay writes the client's events (`data:` payloads), and how it learns the client left. */
@@ -42,6 +43,12 @@ export interface Relay {
    * reports (STREAM_DISCONNECT_POLICY=charge); otherwise the client's leaving releases it.
    */
   chargeWhenGone: boolean;
+  /**
+   * The client asked for OpenAI's usage chunk (`stream_options.include_usage`): the usage goes in
+   * a chunk of its own, with no choices, after the final one; otherwise it is merged into the
+   * final chunk (the spec's events).
+   */
+  usageChunk: boolean;
 }
 
 export const CLIENT_LEFT = "client disconnected before the stream finished";
@@ -50,9 +57,22 @@ const errorPayload = (error: AppError) =>
   JSON.stringify({ error: { message: error.message, type: error.chatType, code: String(error.status) } });
 
 /**
+ * The held-back final chunk with its usage: merged in (the spec's events), or followed by
+ * OpenAI's usage chunk when the client asked for that; a door that rewrites chunks gets it
+ * merged. A provider that reported no usage is shown none (the reservation is charged all the same).
+ */
+function sendFinal(sink: StreamSink, final: Record<string, unknown>, usage: Usage | null, cost: Nanos, asChunk: boolean): void {
+  if (sink.chunks) sink.chunks([usage ? finalChunk(final, usage, cost) : final]);
+  else if (!usage) sink.emit(`data: ${JSON.stringify(final)}\n\n`);
+  else if (asChunk) sink.emit(`data: ${JSON.stringify(final)}\n\ndata: ${JSON.stringify(usageChunk(final, usage, cost))}\n\n`);
+  else sink.emit(`data: ${JSON.stringify(finalChunk(final, usage, cost))}\n\n`);
+}
+
+/**
  * Relays the provider's events to the client as they arrive. The provider's final chunk (the
  * last one with a finish_reason) is held back until its usage arrives, then sent with the
- * usage and its charge merged in; the usage is charged before `data: [DONE]`. A stream that fails before usage is
+ * usage and its charge merged in (or followed by a usage chunk, as the client asked); the
+ * usage is charged before `data: [DONE]`. A stream that fails before usage is
  * known ends with an error event and releases the whole reservation. A client that leaves is
  * released by `clientLeft`, not here.
  */
@@ -64,6 +84,19 @@ export async function relayStream(relay: Relay, sink: StreamSink): Promise<void>
   let firstSent = false;
   // A door's own events are written from parsed chunks: nothing goes out as it came.
   const rewriting = sink.chunks ? (sink as StreamSink & Required<Pick<StreamSink, "chunks">>) : null;
+  // What a read sends on, together: encoded events, or (to a door) parsed chunks.
+  let relayed = "";
+  let parsedChunks: Record<string, unknown>[] = [];
+  const pass = (chunk: Record<string, unknown>) => {
+    if (rewriting) parsedChunks.push(chunk);
+    else relayed += `data: ${JSON.stringify(chunk)}\n\n`;
+  };
+  const sendRead = () => {
+    if (relayed) sink.emit(relayed);
+    if (rewriting && parsedChunks.length > 0) rewriting.chunks(parsedChunks);
+    relayed = "";
+    if (rewriting) parsedChunks = [];
+  };
   try {
     for await (const read of relay.events) {
       // The events of one read go to the client together (those before a bad one too): first
@@ -75,8 +108,6 @@ export async function relayStream(relay: Relay, sink: StreamSink): Promise<void>
         if (asIs.whole) continue;
         parsedFrom = asIs.events;
       }
-      let relayed = "";
-      const parsedChunks: Record<string, unknown>[] = [];
       try {
         for (const data of parsedFrom > 0 ? read.events.slice(parsedFrom) : read.events) {
           if (data === "[DONE]") {
@@ -93,23 +124,20 @@ export async function relayStream(relay: Relay, sink: StreamSink): Promise<void>
           if (!parsed.chunk) continue; // the usage-only chunk
           if (parsed.final) {
             // With several choices each has a final chunk: only the last one waits for the usage.
-            if (final && rewriting) parsedChunks.push(final);
-            else if (final) relayed += `data: ${JSON.stringify(final)}\n\n`;
+            if (final) pass(final);
             final = parsed.chunk;
-          } else if (firstSent && rewriting) parsedChunks.push(parsed.chunk);
-          else if (firstSent) relayed += `data: ${JSON.stringify(parsed.chunk)}\n\n`;
+          } else if (firstSent) pass(parsed.chunk);
           else {
             // A provider's first read often holds several events; the first one goes out
             // before the rest are reshaped.
             firstSent = true;
-            if (rewriting) rewriting.chunks([parsed.chunk]);
-            else sink.emit(`data: ${JSON.stringify(parsed.chunk)}\n\n`);
+            pass(parsed.chunk);
+            sendRead();
             await sink.flush();
           }
         }
       } finally {
-        if (relayed) sink.emit(relayed);
-        if (parsedChunks.length > 0) rewriting?.chunks(parsedChunks);
+        sendRead();
       }
       if (finished) break;
     }
@@ -124,16 +152,18 @@ export async function relayStream(relay: Relay, sink: StreamSink): Promise<void>
     sink.emit(`data: ${errorPayload(isAppError(error) && error.kind === "provider_error" ? error : unreachable(false, 0))}\n\n`);
     return;
   }
+  await finishStream(relay, sink, final, usage);
+}
+
+/** A stream the provider finished: its final chunk and usage sent, the usage charged, then `[DONE]`. */
+async function finishStream(relay: Relay, sink: StreamSink, final: Record<string, unknown> | null, usage: Usage | null): Promise<void> {
+  const { model, billing, log } = relay;
   if (sink.gone && usage === null) {
     // Nothing says what the provider did for a client that is gone: released, as by default.
     await billing.releaseQuietly(CLIENT_LEFT);
     return;
   }
-  if (final) {
-    const last = finalChunk(final, usage, billing.quote(usage).cost);
-    if (rewriting) rewriting.chunks([last]);
-    else sink.emit(`data: ${JSON.stringify(last)}\n\n`);
-  }
+  if (final) sendFinal(sink, final, usage, billing.quote(usage).cost, relay.usageChunk);
   try {
     await billing.settle(usage);
   } catch (error) {

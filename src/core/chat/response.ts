@@ -69,5 +69,19 @@ export function readChunk(chunk: Fields, model: Model): StreamChunk {
   return { chunk, usage, final: choices.some((c) => c?.finish_reason != null) };
 }
 
-/** The held-back final chunk with the usage merged in, as OpenAI's clients read it. */
-export const finalChunk = (chunk: Fields, usage: Usage | null, cost: Nanos): Fields => ({ ...chunk, usage: wireUsage(usage, cost) });
+/** The held-back final chunk with the usage merged in (the spec's events). */
+export const finalChunk = (chunk: Fields, usage: Usage, cost: Nanos): Fields => ({ ...chunk, usage: wireUsage(usage, cost) });
+
+/**
+ * OpenAI's usage chunk, for a client that set `stream_options.include_usage`: the final chunk's
+ * identity, no choices, and the usage (platform.openai.com/docs/api-reference/chat-streaming).
+ */
+export const usageChunk = (final: Fields, usage: Usage, cost: Nanos): Fields => ({
+  id: final.id,
+  object: "chat.completion.chunk",
+  created: final.created,
+  model: final.model,
+  ...(final.system_fingerprint === undefined ? {} : { system_fingerprint: final.system_fingerprint }),
+  choices: [],
+  usage: wireUsage(usage, cost),
+});

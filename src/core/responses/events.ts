@@ -165,7 +165,7 @@ export class ResponseEvents extends RewritingSink {
     });
     const outcome = outcomeOf(finishReason);
     const output = this.items.map((item) => this.itemOf(item, "completed"));
-    const response = responseObject(this.head!, this.request, { ...outcome, output, usage: responsesUsage(wireUsage) });
+    const response = responseObject(this.head!, this.request, { ...outcome, output, usage: wireUsage ? responsesUsage(wireUsage) : null });
     this.finish(outcome.status === "completed" ? "response.completed" : "response.incomplete", { response });
   }
 

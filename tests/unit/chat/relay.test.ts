@@ -37,14 +37,14 @@ async function* script(reads: Read[]): AsyncIterable<StreamRead> {
 }
 
 /** A relay of `reads` for `modelId` over a real BillingSession on the fake store. */
-function relayOf(reads: Read[] | AsyncIterable<StreamRead>, modelId = "gpt-4.1", chargeWhenGone = false) {
+function relayOf(reads: Read[] | AsyncIterable<StreamRead>, modelId = "gpt-4.1", chargeWhenGone = false, usageChunk = false) {
   const timeline: string[] = [];
   const ports = billingPorts(timeline);
   const observer = new FakeObserver();
   const billing = new BillingSession(ports, held(modelId, RESERVED), observer);
   const sink = new FakeSink(timeline);
   const events = Array.isArray(reads) ? script(reads) : reads;
-  const run = () => relayStream({ events, model: model(modelId), billing, log: ports.log, observer, chargeWhenGone }, sink);
+  const run = () => relayStream({ events, model: model(modelId), billing, log: ports.log, observer, chargeWhenGone, usageChunk }, sink);
   return { ...ports, observer, sink, timeline, run };
 }
 
@@ -90,10 +90,10 @@ describe("relayStream, a stream that finishes", () => {
     expect(writes(r.store).settled).toHaveLength(1);
   });
 
-  test("[DONE] without usage charges the whole reservation, shown in the final chunk", async () => {
+  test("[DONE] without usage charges the whole reservation, and the client is shown no usage, never zeros", async () => {
     const r = relayOf([[upstream(text("Hi")), upstream(stop())], ["[DONE]"]]);
     await r.run();
-    expect(r.sink.events()).toEqual([client("gpt-4.1", text("Hi")), { ...client("gpt-4.1", stop()), usage: wire(0, 0, "0.001200000") }, "[DONE]"]);
+    expect(r.sink.events()).toEqual([client("gpt-4.1", text("Hi")), client("gpt-4.1", stop()), "[DONE]"]);
     expect(writes(r.store)).toEqual({ settled: [{ promptTokens: 0, completionTokens: 0, cost: nanos(RESERVED) }], released: [] });
   });
 
@@ -271,6 +271,27 @@ describe("relayStream, a stream that fails", () => {
   });
 });
 
+describe("relayStream for a client that asked for OpenAI's usage chunk (stream_options.include_usage)", () => {
+  test("the final chunk carries no usage, and a chunk with no choices and the usage follows it before [DONE]", async () => {
+    const r = relayOf([[upstream(text("Hi"))], [upstream(stop())], [usageOnly(12, 2)], ["[DONE]"]], "gpt-4.1", false, true);
+    await r.run();
+    expect(r.sink.events()).toEqual([
+      client("gpt-4.1", text("Hi")),
+      client("gpt-4.1", stop()),
+      { id: head.id, object: head.object, created: head.created, model: "gpt-4.1", choices: [], usage: wire(12, 2, "0.000040000") },
+      "[DONE]",
+    ]);
+    expect(writes(r.store).settled).toEqual([{ promptTokens: 12, completionTokens: 2, cost: nanos(40_000n) }]);
+  });
+
+  test("a provider that reported no usage: no usage chunk, the reservation charged", async () => {
+    const r = relayOf([[upstream(text("Hi")), upstream(stop())], ["[DONE]"]], "gpt-4.1", false, true);
+    await r.run();
+    expect(r.sink.events()).toEqual([client("gpt-4.1", text("Hi")), client("gpt-4.1", stop()), "[DONE]"]);
+    expect(writes(r.store).settled).toEqual([{ promptTokens: 0, completionTokens: 0, cost: nanos(RESERVED) }]);
+  });
+});
+
 describe("relayStream to a door that rewrites every chunk", () => {
   test("it gets the chunks parsed, a read's at a time (the final one with the usage and charge), and [DONE] and errors as events", async () => {
     const timeline: string[] = [];
@@ -291,7 +312,7 @@ describe("relayStream to a door that rewrites every chunk", () => {
         yield { events, bytes: new TextEncoder().encode(events.map((e) => `data: ${e}\n\n`).join("")) };
       }
     };
-    await relayStream({ events: reads(), model: model("gpt-4.1"), billing, log: ports.log, observer, chargeWhenGone: false }, door);
+    await relayStream({ events: reads(), model: model("gpt-4.1"), billing, log: ports.log, observer, chargeWhenGone: false, usageChunk: false }, door);
     expect(received).toEqual([
       `chunks ${JSON.stringify([client("gpt-4.1", text("Hel"))])}`,
       `chunks ${JSON.stringify([client("gpt-4.1", text("lo")), client("gpt-4.1", text("!"))])}`,

@@ -35,7 +35,9 @@ async function serveResponse(request: Request, deps: ChatDeps & { provider: Chat
     throw new AppError("payload_too_large", `The conversation (previous_response_id, item references and input) exceeds ${door.bodyLimit} bytes; start a new one`);
   }
   const effective = { ...parsed, input: conversation.input as typeof parsed.input, store: keep };
-  const { admitted, ...answering } = await admitResponse(ports, { ...call, bodyBytes }, effective);
+  // A refusal's hint names the ceiling as the Responses API does.
+  const policy = { ...call.policy, ceilingName: "max_output_tokens" };
+  const { admitted, ...answering } = await admitResponse(ports, { ...call, bodyBytes, policy }, effective);
   const accountId = admitted.billing.reservation.accountId;
   const save = (response: Fields & { id: string }) =>
     deps.store.saveResponse(storedTurn(accountId, response, conversation.own, parsed, deps.now(), retentionMs))
