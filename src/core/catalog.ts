@@ -1,3 +1,4 @@
+import { defaultCachedInputPrice } from "./cached-prices.ts";
 import { nanos, parseUsd, type Nanos } from "./money.ts";
 
 export const PROVIDERS = ["openai", "deepseek", "moonshot", "xai", "meta"] as const;
@@ -86,7 +87,7 @@ const ROWS: Row[] = [
 export const FALLBACK_CATALOG: readonly Model[] = ROWS.map(
   ([id, displayName, provider, category, contextWindow, inputUsd, outputUsd, upstreamModel, maxOutputTokens, useCaseHint, speedBadge]) => ({
     id, displayName, provider, category, contextWindow,
-    inputPerMTok: usd(inputUsd), outputPerMTok: usd(outputUsd), cachedInputPerMTok: null,
+    inputPerMTok: usd(inputUsd), outputPerMTok: usd(outputUsd), cachedInputPerMTok: defaultCachedInputPrice(id, usd(inputUsd)),
     upstreamModel, maxOutputTokens, useCaseHint, speedBadge, enabled: true,
   }),
 );

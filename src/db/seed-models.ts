@@ -1,6 +1,8 @@
-// The seed migration of the model catalog (migrations/<dialect>/0001_seed_models.sql), written
-// from core's registry so that the two cannot drift: scripts/seed-models.ts writes it, and
+// The catalog's migrations written from core's registry, so that the two cannot drift: the
+// seed (migrations/<dialect>/0001_seed_models.sql) and the cached-input prices
+// (0008_cached_input_prices.sql). scripts/seed-models.ts writes them, and
 // tests/unit/seed-models.test.ts fails when the committed SQL differs.
+import { CACHED_INPUT_RATIOS, PRICE_STEP_NANOS } from "../core/cached-prices.ts";
 import type { Model } from "../core/catalog.ts";
 
 const text = (value: string) => `'${value.replaceAll("'", "''")}'`;
@@ -19,4 +21,23 @@ export function seedModelsSql(models: readonly Model[]): string {
     models.map((m, i) => row(m, i + 1)).join(",\n") + ";",
     "",
   ].join("\n");
+}
+
+/**
+ * The cached-input prices out of the box, for installs seeded before they existed: each model
+ * with a documented ratio gets its input price × the ratio, rounded up to the catalog's price
+ * step, in SQL so that an operator's own input price is the one scaled. A price the operator
+ * has already set (not null) is kept.
+ */
+export function cachedInputPricesSql(): string {
+  const step = PRICE_STEP_NANOS;
+  const updates = Object.entries(CACHED_INPUT_RATIOS).map(([id, { ratio: [cached, uncached], source }]) => {
+    const denominator = BigInt(uncached) * step;
+    return [
+      `-- ${id}: ${cached}/${uncached} of the input price (${source})`,
+      `UPDATE models SET cached_input_nanos_per_mtok = ((input_nanos_per_mtok * ${cached} + ${denominator - 1n}) / ${denominator}) * ${step}`,
+      `WHERE id = ${text(id)} AND cached_input_nanos_per_mtok IS NULL;`,
+    ].join("\n");
+  });
+  return `${updates.join("\n--> statement-breakpoint\n")}\n`;
 }

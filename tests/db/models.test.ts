@@ -5,6 +5,7 @@ import type { Store } from "../../src/core/ports.ts";
 import { openDatabase, type Database } from "../../src/db/database.ts";
 import { migrate } from "../../src/db/migrate.ts";
 import { MIGRATIONS } from "../../src/db/migrations.gen.ts";
+import { exec } from "../../src/db/sql.ts";
 import { createStore } from "../../src/db/store/index.ts";
 import { createTestDatabase, describeEachDialect, type TestDatabase } from "../support/databases.ts";
 
@@ -50,6 +51,26 @@ describeEachDialect("migrations and the model store", (dialect) => {
     const before = FALLBACK_CATALOG.find((m) => m.id === "kimi-k2.5")!;
     const after = await store.updateModel("kimi-k2.5", { inputPerMTok: nanos(1n), outputPerMTok: nanos(123_456_789n) });
     expect(after).toEqual({ ...before, inputPerMTok: nanos(1n), outputPerMTok: nanos(123_456_789n) });
+  });
+
+  test("every model with a documented ratio has its cached-input price out of the box: input × ratio, rounded up to the price step", async () => {
+    const models = await store.listModels({ includeDisabled: true });
+    expect(models.find((m) => m.id === "gpt-4.1")?.cachedInputPerMTok).toBe(nanos(500_000_000n)); // $2.00 × 1/4
+    expect(models.find((m) => m.id === "deepseek-v4-pro")?.cachedInputPerMTok).toBe(nanos(16_100_000n)); // $1.93 / 120, up to $0.0161
+    expect(models.find((m) => m.id === "llama-4-scout")?.cachedInputPerMTok).toBeNull(); // no documented discount: the input price
+    expect(models.filter((m) => m.cachedInputPerMTok === null).map((m) => m.provider)).toEqual(["meta", "meta", "meta"]);
+  });
+
+  test("the cached-input prices migration keeps a price the operator set, and scales the operator's own input price", async () => {
+    await store.updateModel("gpt-4o", { cachedInputPerMTok: nanos(999_900_000n) });
+    await store.updateModel("gpt-5", { inputPerMTok: nanos(2_000_000_000n), cachedInputPerMTok: null });
+    const migration = MIGRATIONS[dialect].find((m) => m.tag === "0008_cached_input_prices")!;
+    for (const statement of migration.statements) await db.run(exec(statement));
+    const models = await store.listModels({ includeDisabled: true });
+    expect(models.find((m) => m.id === "gpt-4o")?.cachedInputPerMTok).toBe(nanos(999_900_000n));
+    expect(models.find((m) => m.id === "gpt-5")?.cachedInputPerMTok).toBe(nanos(200_000_000n));
+    await store.updateModel("gpt-4o", { cachedInputPerMTok: FALLBACK_CATALOG.find((m) => m.id === "gpt-4o")!.cachedInputPerMTok });
+    await store.updateModel("gpt-5", { inputPerMTok: FALLBACK_CATALOG.find((m) => m.id === "gpt-5")!.inputPerMTok });
   });
 
   test("updating an unknown model answers null", async () => {

@@ -183,6 +183,20 @@ describeInBrowser("the dashboard, end to end", () => {
     await screenshot(page, "overview-after-a-request");
   });
 
+  test("a request with cache reads shows its cached tokens and what caching saved, in usage and the overview", async () => {
+    // 8 of the 11 prompt tokens read from the cache: gpt-4.1-nano sells them at $0.025 per
+    // million, not $0.10, so caching saved 8 × $0.075 per million = $0.0000006.
+    upstream.behave({ usageDetails: { cached_tokens: 8 } });
+    expect((await postChat(gateway.url, secret, hello(MODEL))).status).toBe(200);
+    upstream.behave({});
+    await goTo("/dashboard/usage");
+    const cells = await page.locator("table.usage tbody tr").first().locator("td").allTextContents();
+    expect(cells.slice(3, 8)).toEqual(["11", "8", "7", "$0.0000033", "$0.0000006"]);
+    await screenshot(page, "usage-cached");
+    await goTo("/dashboard");
+    expect(await stat("Saved by prompt caching, 30 days").textContent()).toBe("$0.0000006");
+  });
+
   test("edits the key's request limit in a dialog, and the gateway enforces it", async () => {
     await goTo("/dashboard/keys");
     await page.getByRole("button", { name: "Edit Backend" }).click();

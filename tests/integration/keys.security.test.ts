@@ -80,7 +80,7 @@ describeEachDialect("one user's account, usage and settings, seen from another's
     expect(await csvLines(bob)).toHaveLength(1); // the header alone
     expect((await readJson(await alice.send("GET", "/account/usage"))).usage).toHaveLength(1);
     expect((await readJson(await bob.send("GET", "/account/usage"))).usage).toEqual([]);
-    expect((await readJson(await bob.send("GET", "/account/spend"))).last24Hours).toEqual({ spendUsd: "0.000000000", requests: 0 });
+    expect((await readJson(await bob.send("GET", "/account/spend"))).last24Hours).toEqual({ spendUsd: "0.000000000", savedUsd: "0.000000000", requests: 0 });
   });
 
   test("GET /account and the settings act on the caller's account only", async () => {

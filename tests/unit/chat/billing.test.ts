@@ -21,7 +21,9 @@ describe("chargeFor", () => {
     ["cached tokens at the input price when the model has no cached price", usageOf(100, 50, 40), 100, 50, 40, 600_000n],
     ["no usage as the whole reservation", null, 0, 0, 0, RESERVED],
   ] as const)("charges %s, and caching saved nothing", (_title, usage, promptTokens, completionTokens, cachedTokens, cost) => {
-    expect(chargeFor(usage, held("gpt-4.1", RESERVED))).toEqual({ promptTokens, completionTokens, cost: nanos(cost), cachedTokens, saved: nanos(0) });
+    const reservation = held("gpt-4.1", RESERVED);
+    reservation.model.cachedInputPerMTok = null;
+    expect(chargeFor(usage, reservation)).toEqual({ promptTokens, completionTokens, cost: nanos(cost), cachedTokens, saved: nanos(0) });
   });
 
   test("charges cached tokens at the model's cached-input price, and says what that saved", () => {
