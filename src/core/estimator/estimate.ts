@@ -16,6 +16,12 @@ const TOKENS_PER_REQUEST = {
 type Intent = "cheap" | "reasoning" | "balanced";
 
 /**
+ * The share of each request's input assumed read from the provider's cache when the text says a
+ * long prompt repeats (a system prompt, an agent's history): only the new turn is fresh.
+ */
+export const CACHED_INPUT_SHARE = { percent: 80 } as const;
+
+/**
  * The model each intent recommends (the spec's hint table), then stand-ins in order for when
  * it is disabled or missing from the live catalog.
  */
@@ -31,6 +37,8 @@ export interface PricedModel {
   perRequest: Nanos;
   /** DAYS_PER_MONTH × requests per day × perRequest. */
   monthly: Nanos;
+  /** The month without caching, where the estimate assumes cache reads; else equal to `monthly`. */
+  monthlyUncached: Nanos;
 }
 
 export interface PackAdvice {
@@ -46,6 +54,8 @@ export interface Estimate {
   preferredModelId: string;
   requestsPerDay: number;
   inputTokens: number;
+  /** Of the input, the tokens assumed read from the cache (0 unless the prompt repeats). */
+  cachedTokens: number;
   outputTokens: number;
   recommended: PricedModel;
   /** When the text asks for both low cost and reasoning: the cheap pick, priced, as the budget option. */
@@ -88,10 +98,12 @@ export function estimateUsage(messages: readonly EstimatorMessage[], catalog: re
   const hints = readUsageHints(text);
   const { requestsPerDay } = hints.volume;
   const { inputTokens, outputTokens } = tokensPerRequest(hints);
+  const cachedTokens = hints.repeatedPrompt ? Math.floor((inputTokens * CACHED_INPUT_SHARE.percent) / 100) : 0;
 
+  const month = (perRequest: Nanos) => nanos(perRequest * BigInt(requestsPerDay) * BigInt(DAYS_PER_MONTH));
   const price = (model: Model): PricedModel => {
-    const perRequest = requestCost(inputTokens, outputTokens, model);
-    return { model, perRequest, monthly: nanos(perRequest * BigInt(requestsPerDay) * BigInt(DAYS_PER_MONTH)) };
+    const perRequest = requestCost(inputTokens, outputTokens, model, cachedTokens);
+    return { model, perRequest, monthly: month(perRequest), monthlyUncached: month(requestCost(inputTokens, outputTokens, model)) };
   };
   // The intent's first available preference; with none of them enabled, the cheapest model there is.
   const pick = (intent: Intent): PricedModel => {
@@ -110,6 +122,7 @@ export function estimateUsage(messages: readonly EstimatorMessage[], catalog: re
     preferredModelId: MODEL_PREFERENCES[intent][0] as string,
     requestsPerDay,
     inputTokens,
+    cachedTokens,
     outputTokens,
     recommended,
     budgetOption: budget && budget.model.id !== recommended.model.id ? budget : null,

@@ -31,6 +31,8 @@ export interface UsageHints {
   cheap: boolean;
   /** "reason" or "complex": the frontier model. */
   reasoning: boolean;
+  /** A long prompt sent again with every request (a system prompt, an agent's history): mostly cache reads. */
+  repeatedPrompt: boolean;
 }
 
 const FLAGS = {
@@ -39,6 +41,7 @@ const FLAGS = {
   extraction: /\bextract\w*/,
   cheap: /\bcheap\w*|\bhigh[\s-]*volumes?\b|\blow[\s-]*cost\b/,
   reasoning: /\breason(s|ed|ing)?\b|\bcomplex\w*/,
+  repeatedPrompt: /\bsystem prompts?\b|\b(same|long|shared|fixed|repeated)\s+(\w+\s+)?(prompts?|instructions|context)\b|\bagents?\b|\bagentic\b|\bclaude code\b|\bcach(e|es|ed|ing)\b/,
 } as const;
 
 const USER_WORDS = new Set(["user", "users"]);
@@ -159,5 +162,6 @@ export function readUsageHints(text: string): UsageHints {
     extraction: FLAGS.extraction.test(lower),
     cheap: FLAGS.cheap.test(lower),
     reasoning: FLAGS.reasoning.test(lower),
+    repeatedPrompt: FLAGS.repeatedPrompt.test(lower),
   };
 }

@@ -39,6 +39,14 @@ function packLine({ pack, count: packs }: PackAdvice): string {
   return `${packs} × ${pack.name} a month (${packTerms(pack, packs)}).`;
 }
 
+/** What the estimate assumed of prompt caching, and what it is worth. */
+function cachingLine({ cachedTokens, recommended }: Estimate): string {
+  const cachedPrice = recommended.model.cachedInputPerMTok ?? recommended.model.inputPerMTok;
+  return `Prompt caching: a prompt that repeats with every request is mostly read from the provider's cache, so this assumes ` +
+    `${count(cachedTokens)} of the input tokens are cache reads at ${usd(cachedPrice)} per 1M; without caching the month would cost ` +
+    `${usd(recommended.monthlyUncached)}.`;
+}
+
 /** The deterministic estimate as the estimator's answer text. */
 export function renderEstimate(estimate: Estimate, sdkBaseUrl: string): string {
   const { recommended, budgetOption, requestsPerDay } = estimate;
@@ -50,6 +58,7 @@ export function renderEstimate(estimate: Estimate, sdkBaseUrl: string): string {
     `Recommended model: ${model.id} (${model.displayName}): ${model.useCaseHint}${substituted}.`,
     `Requests per day: ${count(requestsPerDay)} (${volumeNote(estimate.hints.volume)}).`,
     `Tokens per request: about ${count(estimate.inputTokens)} input and ${count(estimate.outputTokens)} output.`,
+    ...(estimate.cachedTokens > 0 ? [cachingLine(estimate)] : []),
     `Monthly cost: ${usd(recommended.monthly)} (${DAYS_PER_MONTH} days × ${count(requestsPerDay)} requests × ` +
       `${usd(recommended.perRequest)} per request, at ${prices(recommended)}).`,
     ...(budgetOption

@@ -108,6 +108,18 @@ describe("monthly cost, exactly from the catalog's prices", () => {
     expect(estimate.recommended.monthly).toBe(usd(monthly));
   });
 
+  test("a prompt that repeats (an agent, a long system prompt) is priced with 80% of the input as cache reads, and the month without caching beside it", () => {
+    // A coding agent on gpt-5.4-mini ($0.40 in, $0.04 cached, $1.60 out): 3,000 in, 2,400 of them
+    // cached, 1,500 out: 600 × 400 + 2,400 × 40 + 1,500 × 1,600 = 2,736,000 nano-USD a request.
+    const estimate = estimateUsage(asked("a coding agent, 100 requests a day"), FALLBACK_CATALOG);
+    expect([estimate.recommended.model.id, estimate.inputTokens, estimate.cachedTokens]).toEqual(["gpt-5.4-mini", 3_000, 2_400]);
+    expect(estimate.recommended.perRequest).toBe(usd("0.002736"));
+    expect(estimate.recommended.monthly).toBe(usd("8.208"));
+    // Uncached: 3,000 × 400 + 1,500 × 1,600 = 3,600,000 nano-USD a request.
+    expect(estimate.recommended.monthlyUncached).toBe(usd("10.8"));
+    expect(estimateUsage(asked("a support chatbot"), FALLBACK_CATALOG).cachedTokens).toBe(0);
+  });
+
   test("follows the catalog it is given, not the built-in prices", () => {
     // $0.50/$2.00: $0.0005 + $0.001 = $0.0015 a request; × 1,000 × 30 = $45.
     const estimate = estimateUsage(asked("a support chatbot"), withPrice("gpt-5.4-mini", "0.50", "2.00"));

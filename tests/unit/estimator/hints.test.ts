@@ -38,7 +38,7 @@ describe("daily volume from numbers near users, requests, messages, chats or cal
 });
 
 describe("keyword hints", () => {
-  const none = { code: false, documents: false, extraction: false, cheap: false, reasoning: false };
+  const none = { code: false, documents: false, extraction: false, cheap: false, reasoning: false, repeatedPrompt: false };
   test.each<[string, Partial<typeof none>]>([
     ["a code review assistant", { code: true }],
     ["coding help in the IDE", { code: true }],
@@ -54,6 +54,11 @@ describe("keyword hints", () => {
     ["step-by-step reasoning", { reasoning: true }],
     ["complex multi-step tasks", { reasoning: true }],
     ["extract data from documents with complex code, cheap", { code: true, documents: true, extraction: true, cheap: true, reasoning: true }],
+    ["a coding agent", { code: true, repeatedPrompt: true }],
+    ["a chatbot with a long system prompt", { repeatedPrompt: true }],
+    ["every call sends the same instructions", { repeatedPrompt: true }],
+    ["developers using Claude Code", { code: true, repeatedPrompt: true }],
+    ["we cache the context", { repeatedPrompt: true }],
     ["a reasonable postcode lookup", {}],
     ["hello", {}],
   ])("%p", (text, flags) => {

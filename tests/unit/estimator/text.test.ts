@@ -35,6 +35,14 @@ describe("renderEstimate", () => {
     ]);
   });
 
+  test("says what it assumed of prompt caching, and what the month would cost without it", () => {
+    expect(answer("a coding agent, 100 requests a day")[3]).toBe(
+      "Prompt caching: a prompt that repeats with every request is mostly read from the provider's cache, so this assumes " +
+        "2,400 of the input tokens are cache reads at $0.04 per 1M; without caching the month would cost $10.80.",
+    );
+    expect(answer("A cheap chatbot for 500 users").some((line) => line.startsWith("Prompt caching"))).toBe(false);
+  });
+
   test("says where the volume came from", () => {
     expect(answer("10k requests per day")[1]).toBe("Requests per day: 10,000 (from the volume you described).");
     expect(answer("a bot")[1]).toBe(
