@@ -109,6 +109,20 @@ describeEachDialect("Messages API errors", (dialect) => {
     await expectReleased(account.id, 2_000_000_000n);
   });
 
+  test("a provider's 529 is passed on as 529 overloaded_error, released; the chat door calls it a 502", async () => {
+    fake.script({ ...OK, status: 529 });
+    const { secret, account } = await fundedKey(gateway().store, "2");
+    const res = await postMessages(gateway().url, secret, { model: ANTHROPIC_NATIVE, ...HI });
+    expect([res.status, await readJson(res)]).toEqual([529, envelope("overloaded_error", "Upstream provider is overloaded (status 529)")]);
+    expect(res.headers.get("x-should-retry")).toBe("true");
+    await expectReleased(account.id, 2_000_000_000n);
+    const chat = await fetch(`${gateway().url}/v1/chat/completions`, {
+      method: "POST", headers: { "content-type": "application/json", authorization: `Bearer ${secret}` },
+      body: JSON.stringify({ model: ANTHROPIC_NATIVE, messages: [{ role: "user", content: "hi" }] }),
+    });
+    expect(chat.status).toBe(502);
+  });
+
   test.each([ANTHROPIC_NATIVE, ANTHROPIC_TRANSLATED])("%s: a stream cut mid-way ends with an error event and is released", async (model) => {
     fake.script({ ...OK, broken: true });
     const { secret, account } = await fundedKey(gateway().store, "2");

@@ -23,7 +23,18 @@ export function upstreamFailure(status: number, body: string): AppError {
   if (status === 400 || status === 422) {
     return new AppError("invalid_request_error", providerMessage(body) ?? "The provider rejected the request");
   }
+  if (status === 529) return new ProviderOverloaded();
   return new AppError("provider_error", `Upstream provider request failed with status ${status}`);
+}
+
+/**
+ * The provider said it is overloaded (Anthropic's and its compatible APIs' 529). A provider
+ * failure like any other (502 on the OpenAI doors); the Messages door passes the 529 on.
+ */
+export class ProviderOverloaded extends AppError {
+  constructor() {
+    super("provider_error", "Upstream provider is overloaded (status 529)");
+  }
 }
 
 /** The provider took longer than the timeout: for the whole answer, or between two stream events. */

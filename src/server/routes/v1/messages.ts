@@ -7,7 +7,7 @@ import type { ChatProvider } from "../../../core/chat/provider.ts";
 import type { StreamSink } from "../../../core/chat/relay.ts";
 import { AppError } from "../../../core/errors.ts";
 import { countTokens } from "../../../core/messages/count-tokens.ts";
-import { anthropicErrorBody } from "../../../core/messages/errors.ts";
+import { anthropicErrorBody, anthropicStatus } from "../../../core/messages/errors.ts";
 import { MessageEvents } from "../../../core/messages/events.ts";
 import { admitMessage, completeMessage } from "../../../core/messages/pipeline.ts";
 import { parseCountTokensRequest, parseMessagesRequest } from "../../../core/messages/request.ts";
@@ -27,7 +27,7 @@ const authorization = (request: Request): string | null => {
 
 /** Anthropic's error envelope, with the chat surface's retry hints (Anthropic's SDKs obey `x-should-retry` too). */
 const anthropicError = (error: AppError, requestId: string, headers: Record<string, string> = {}): Response =>
-  json(anthropicErrorBody(error, requestId), error.status, { ...errorHeaders(error), "request-id": requestId, ...headers });
+  json(anthropicErrorBody(error, requestId), anthropicStatus(error), { ...errorHeaders(error), "request-id": requestId, ...headers });
 
 async function serveMessage(request: Request, deps: ChatDeps & { provider: ChatProvider }, leases: LeaseKeeper, record: RequestRecord, door: Door): Promise<Response> {
   const { body, ports, call, client } = await pipelineRequest(request, deps, leases, record, door);
