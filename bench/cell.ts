@@ -1,6 +1,7 @@
 // One cell of the benchmark, for profiling between full `make bench` runs:
-//   bun bench/cell.ts [sqlite|postgres] [json|stream|stream200|messages] [connections] [seconds]
-//   (messages: the gateway's /v1/messages stream against its own chat stream, in turn)
+//   bun bench/cell.ts [sqlite|postgres] [json|stream|stream200|messages|responses2] [connections] [seconds]
+//   (messages: the gateway's /v1/messages stream against its own chat stream, in turn;
+//   responses2: a Responses second turn by previous_response_id against a first turn)
 //   bun bench/cell.ts sqlite slow          (the slow-stream cell, bench/slow-streams.ts)
 //   bun bench/cell.ts sqlite slow-floor    (the same cell against bench/chunk-relay.ts)
 //   bun bench/cell.ts sqlite slow-baseline (the same cell against bench/baseline-proxy.ts)
@@ -12,7 +13,7 @@
 // The gateway's pid is printed first, for `perf record -p` or `strace -c -p` during the load.
 import { cpus } from "node:os";
 import { cpuMicros, pinUser, startServer, timeToFirstByte, wrk } from "./processes.ts";
-import { BINARY, chatBody, freshDatabase, pathOf, prepareAccounts, type Dialect, type Mode } from "./setup.ts";
+import { BINARY, chatBody, freshDatabase, pathOf, prepareAccounts, turnTwoBodies, type Dialect, type Mode } from "./setup.ts";
 import { slowStreams } from "./slow-streams.ts";
 
 const [dialect = "sqlite", mode = "json", connectionsArg = "64", secondsArg = "3"] = process.argv.slice(2) as [Dialect?, (Mode | "slow" | "slow-floor" | "slow-baseline" | "slow-ledger")?, string?, string?];
@@ -33,22 +34,30 @@ if (mode === "slow" || mode === "slow-floor" || mode === "slow-baseline" || mode
 const connections = Number(connectionsArg);
 const seconds = Number(secondsArg);
 const body = chatBody(mode);
-const doorMode = mode === "messages";
+const doorMode = mode === "messages" || mode === "responses2";
 
 const database = await freshDatabase(dialect, "gw_bench_cell");
 const upstream = await startServer([process.execPath, new URL("./fake-upstream.ts", import.meta.url).pathname], {}, 0);
 const baseline = await startServer([process.execPath, new URL("./baseline-proxy.ts", import.meta.url).pathname], { UPSTREAM_URL: `${upstream.url}/v1` }, 1);
-const env = { DATABASE_URL: database.url, OPENAI_BASE_URL: `${upstream.url}/v1`, OPENAI_API_KEY: "bench", SWEEP_INTERVAL_MS: "30000" };
+const env = {
+  DATABASE_URL: database.url, OPENAI_BASE_URL: `${upstream.url}/v1`, OPENAI_API_KEY: "bench", SWEEP_INTERVAL_MS: "30000",
+  META_BASE_URL: `${upstream.url}/v1`, META_API_KEY: "bench",
+};
 const { keys, keysFile } = await prepareAccounts(env, 100);
 // As `make bench` does: Postgres on the load generator's core, so that the gateway's is its own.
 const postgresPinned = dialect === "postgres" && pinUser("postgres", "0");
 const gateway = await startServer([...gatewayCmd, "serve", "--port", "0"], env, 1);
 console.log(`gateway pid ${gateway.pid}`);
-const wrkEnv = (cellMode: Mode) => ({ BENCH_KEYS: keysFile, BENCH_BODY: chatBody(cellMode), BENCH_PATH: pathOf(cellMode) });
+const bodies = mode === "responses2" ? await turnTwoBodies(gateway.url, keys) : undefined;
+const wrkEnv = (cellMode: Mode) => ({
+  BENCH_KEYS: keysFile, BENCH_BODY: chatBody(cellMode), BENCH_PATH: pathOf(cellMode), ...(cellMode === "responses2" && bodies ? { BENCH_BODIES: bodies } : {}),
+});
 // Each side: its name, its server and the request it is sent.
-const sides = doorMode
+const sides = mode === "messages"
   ? ([["chat", gateway, "stream"], ["messages", gateway, "messages"]] as const)
-  : ([["baseline", baseline, mode], ["gateway", gateway, mode]] as const);
+  : mode === "responses2"
+    ? ([["turn 1", gateway, "responses"], ["turn 2", gateway, "responses2"]] as const)
+    : ([["baseline", baseline, mode], ["gateway", gateway, mode]] as const);
 try {
   for (const [, server, cellMode] of sides) await wrk(`${server.url}${pathOf(cellMode)}`, 4, 1, 0, wrkEnv(cellMode));
   for (let run = 0; run < 2; run++) {

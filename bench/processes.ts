@@ -142,12 +142,15 @@ export interface Sample extends LoadResult {
 }
 
 /** wrk with `mode`'s chat request at `url` (served by `server`), and the CPU `server` spent per request. */
-export async function measure(server: Server, url: string, mode: Mode, connections: number, keysFile: string, seconds: number, core: number): Promise<Sample> {
+export async function measure(
+  server: Server, url: string, mode: Mode, connections: number, keysFile: string, seconds: number, core: number, bodiesFile?: string,
+): Promise<Sample> {
   const before = cpuMicros(server.pid);
   const result = await wrk(url, connections, seconds, core, {
     BENCH_KEYS: keysFile,
     BENCH_BODY: chatBody(mode),
     BENCH_PATH: new URL(url).pathname,
+    ...(bodiesFile ? { BENCH_BODIES: bodiesFile } : {}),
   });
   const cpu = cpuMicros(server.pid) - before;
   return { ...result, cpuPerRequestUs: result.requests > 0 ? cpu / result.requests : Number.NaN };

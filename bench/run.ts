@@ -8,7 +8,7 @@ import { openDatabase } from "../src/db/database.ts";
 import { createStore } from "../src/db/store/index.ts";
 import { formatUsd, nanos } from "../src/core/money.ts";
 import { ensureWrk, measure, median, pinUser, rssKiB, startServer, timeToFirstByte, wrk, type Sample, type Server } from "./processes.ts";
-import { BINARY, chatBody, freshDatabase, pathOf, PG_SERVER, postgresReachable, prepareAccounts, type Mode } from "./setup.ts";
+import { BINARY, chatBody, freshDatabase, pathOf, PG_SERVER, postgresReachable, prepareAccounts, turnTwoBodies, type Mode } from "./setup.ts";
 import { SLOW, slowStreams, type SlowResult } from "./slow-streams.ts";
 import type { SlowRelays } from "./targets.ts";
 import { targetLines } from "./targets.ts";
@@ -21,9 +21,15 @@ const CELLS: { mode: Mode; connections: number }[] = [
   ...(["json", "stream"] as Mode[]).flatMap((mode) => CONCURRENCY.map((connections) => ({ mode, connections }))),
   { mode: "stream200", connections: 64 },
 ];
-// Another front door on the chat stream cell's request, measured on the gateway beside it in
-// each run: its CPU per request against chat's is its price.
-const DOOR_CELL = { mode: "messages" as Mode, connections: 64, against: "stream" as Mode };
+// The other front doors, measured on the gateway beside the chat cells in each run, each priced
+// as its CPU per request against another cell's: /v1/messages against chat's stream of the same
+// request, a Responses API second turn (previous_response_id) against a first turn.
+const DOOR_CELLS: { mode: Mode; against: Mode }[] = [
+  { mode: "messages", against: "stream" },
+  { mode: "responses", against: "json" },
+  { mode: "responses2", against: "responses" },
+];
+const DOOR_CONNECTIONS = 64;
 const ACCOUNTS = Number(process.env.BENCH_ACCOUNTS ?? 100);
 const RESULTS = new URL("./RESULTS.md", import.meta.url).pathname;
 // The server under test gets a core of its own; the load generator and the upstream share the other.
@@ -132,12 +138,17 @@ async function main(): Promise<void> {
   try {
     for (const dialect of dialects) {
       const database = await freshDatabase(dialect);
-      const env = { DATABASE_URL: database.url, OPENAI_BASE_URL: `${upstream.url}/v1`, OPENAI_API_KEY: "bench", SWEEP_INTERVAL_MS: "30000" };
+      const env = {
+        DATABASE_URL: database.url, OPENAI_BASE_URL: `${upstream.url}/v1`, OPENAI_API_KEY: "bench", SWEEP_INTERVAL_MS: "30000",
+        // The Responses cells' model is Meta's, translated to a chat call to the same fake.
+        META_BASE_URL: `${upstream.url}/v1`, META_API_KEY: "bench",
+      };
       log(`[${dialect}] preparing ${ACCOUNTS} accounts through the CLI…`);
       const { keys, emails, keysFile } = await prepareAccounts(env, ACCOUNTS);
       // Postgres gets the load generator's core, so that the gateway's core is its own.
       if (dialect === "postgres") postgresPinned = pinUser("postgres", String(LOAD_CORE));
       const gateway = await startServer([BINARY, "serve", "--port", "0"], env, SERVER_CORE);
+      let turnTwo: string | undefined;
       const targets: Record<Target, { server: Server; url: string }> = {
         direct: { server: upstream, url: `${upstream.url}/v1/chat/completions` },
         baseline: { server: baseline, url: `${baseline.url}/v1/chat/completions` },
@@ -157,9 +168,12 @@ async function main(): Promise<void> {
               log(`[${dialect}] run ${run} ${mode} c=${connections} ${target}: ${fmt(sample.rps)} req/s, p50 ${fmt(sample.p50, 3)} ms, ${fmt(sample.cpuPerRequestUs, 1)} µs CPU/req${sample.failures ? `, ${sample.failures} FAILED` : ""}`);
             }
           }
-          const door = await measure(gateway, `${gateway.url}${pathOf(DOOR_CELL.mode)}`, DOOR_CELL.mode, DOOR_CELL.connections, keysFile, SECONDS, LOAD_CORE);
-          samples.set(`${DOOR_CELL.mode}|${DOOR_CELL.connections}|gateway`, [...(samples.get(`${DOOR_CELL.mode}|${DOOR_CELL.connections}|gateway`) ?? []), door]);
-          log(`[${dialect}] run ${run} ${DOOR_CELL.mode} c=${DOOR_CELL.connections} gateway: ${fmt(door.rps)} req/s, ${fmt(door.cpuPerRequestUs, 1)} µs CPU/req${door.failures ? `, ${door.failures} FAILED` : ""}`);
+          for (const { mode } of DOOR_CELLS) {
+            const bodies = mode === "responses2" ? (turnTwo ??= await turnTwoBodies(gateway.url, keys)) : undefined;
+            const door = await measure(gateway, `${gateway.url}${pathOf(mode)}`, mode, DOOR_CONNECTIONS, keysFile, SECONDS, LOAD_CORE, bodies);
+            samples.set(`${mode}|${DOOR_CONNECTIONS}|gateway`, [...(samples.get(`${mode}|${DOOR_CONNECTIONS}|gateway`) ?? []), door]);
+            log(`[${dialect}] run ${run} ${mode} c=${DOOR_CONNECTIONS} gateway: ${fmt(door.rps)} req/s, ${fmt(door.cpuPerRequestUs, 1)} µs CPU/req${door.failures ? `, ${door.failures} FAILED` : ""}`);
+          }
           for (const target of ["direct", "baseline", "gateway"] as Target[]) {
             ttfb.set(target, [...(ttfb.get(target) ?? []), await timeToFirstByte(targets[target].url, keys, chatBody("stream"), 200)]);
           }
@@ -204,12 +218,14 @@ async function main(): Promise<void> {
           addedP50: med("gateway", "p50") - med("direct", "p50"),
         };
       }
-      const doorSamples = samples.get(`${DOOR_CELL.mode}|${DOOR_CELL.connections}|gateway`) ?? [];
-      const doorMed = (field: keyof Sample) => median(doorSamples.map((sample) => sample[field]));
-      const doorFailures = doorSamples.reduce((n, sample) => n + sample.failures, 0);
-      rows.push(`| ${dialect} | ${DOOR_CELL.mode} | ${DOOR_CELL.connections} | gateway | ${fmt(doorMed("rps"))} | ${fmt(doorMed("p50"), 3)} | ${fmt(doorMed("p90"), 3)} | ${fmt(doorMed("p99"), 3)} | ${fmt(doorMed("cpuPerRequestUs"), 1)} | ${doorFailures} |`);
-      const chatCpu = summary[`${dialect}|${DOOR_CELL.against}|${DOOR_CELL.connections}`]?.gatewayCpu ?? Number.NaN;
-      summary[`${dialect}|${DOOR_CELL.mode}|${DOOR_CELL.connections}`] = { gatewayCpu: doorMed("cpuPerRequestUs"), chatCpu, doorRatio: doorMed("cpuPerRequestUs") / chatCpu };
+      for (const { mode, against } of DOOR_CELLS) {
+        const doorSamples = samples.get(`${mode}|${DOOR_CONNECTIONS}|gateway`) ?? [];
+        const doorMed = (field: keyof Sample) => median(doorSamples.map((sample) => sample[field]));
+        const doorFailures = doorSamples.reduce((n, sample) => n + sample.failures, 0);
+        rows.push(`| ${dialect} | ${mode} | ${DOOR_CONNECTIONS} | gateway | ${fmt(doorMed("rps"))} | ${fmt(doorMed("p50"), 3)} | ${fmt(doorMed("p90"), 3)} | ${fmt(doorMed("p99"), 3)} | ${fmt(doorMed("cpuPerRequestUs"), 1)} | ${doorFailures} |`);
+        const againstCpu = summary[`${dialect}|${against}|${DOOR_CONNECTIONS}`]?.gatewayCpu ?? Number.NaN;
+        summary[`${dialect}|${mode}|${DOOR_CONNECTIONS}`] = { gatewayCpu: doorMed("cpuPerRequestUs"), againstCpu, doorRatio: doorMed("cpuPerRequestUs") / againstCpu };
+      }
       summary[`${dialect}|ttfb`] = { added: median(ttfb.get("gateway") ?? []) - median(ttfb.get("direct") ?? []) };
       checks.push(
         `- ${dialect} streaming time to first byte (c=1, median of ${RUNS}×200): direct ${fmt(median(ttfb.get("direct") ?? []), 3)} ms, baseline ${fmt(median(ttfb.get("baseline") ?? []), 3)} ms, gateway ${fmt(median(ttfb.get("gateway") ?? []), 3)} ms`,

@@ -9,24 +9,49 @@ import { dirname, join } from "node:path";
 export type Dialect = "sqlite" | "postgres";
 /**
  * Non-streaming; streams of 20 content chunks; streams of 200 (the fake upstream answers 320 max
- * tokens so); and the 20-chunk stream asked through `/v1/messages` (Anthropic's API, translated).
+ * tokens so); the 20-chunk stream asked through `/v1/messages` (Anthropic's API, translated);
+ * and a Responses API turn (translated, stored), first of its conversation or second
+ * (`previous_response_id`, one body per key: `turnTwoBodies`).
  */
-export type Mode = "json" | "stream" | "stream200" | "messages";
+export type Mode = "json" | "stream" | "stream200" | "messages" | "responses" | "responses2";
 
 export const BINARY = new URL("../dist/gateway", import.meta.url).pathname;
 export const PG_SERVER = process.env.BENCH_POSTGRES_URL ?? "postgres://postgres@127.0.0.1:5432/test";
 
 const request = (extra: object) =>
   JSON.stringify({ model: "gpt-4.1-nano", messages: [{ role: "user", content: "Say hello in twenty words." }], max_tokens: 32, ...extra });
+// A translated model (Meta's, pointed at the fake upstream): the turn is a chat call upstream.
+const RESPONSES_TURN = JSON.stringify({ model: "llama-4-scout", input: "Say hello in twenty words.", max_output_tokens: 32 });
 const BODIES: Record<Mode, string> = {
   json: request({}),
   stream: request({ stream: true }),
   stream200: request({ stream: true, max_tokens: 320 }),
   messages: JSON.stringify({ model: "gpt-4.1-nano", max_tokens: 32, messages: [{ role: "user", content: "Say hello in twenty words." }], stream: true }),
+  responses: RESPONSES_TURN,
+  // Each key's own: read from the file `turnTwoBodies` writes.
+  responses2: RESPONSES_TURN,
 };
 export const chatBody = (mode: Mode) => BODIES[mode];
 /** The gateway's path for a mode's request. */
-export const pathOf = (mode: Mode) => (mode === "messages" ? "/v1/messages" : "/v1/chat/completions");
+export const pathOf = (mode: Mode) =>
+  mode === "messages" ? "/v1/messages" : mode === "responses" || mode === "responses2" ? "/v1/responses" : "/v1/chat/completions";
+
+/**
+ * A second turn for each key: its first turn sent once through the gateway at `url`, then a body
+ * continuing it by `previous_response_id` (a stored response is its account's only), a line each
+ * in the order of the keys file, for wrk-chat.lua's BENCH_BODIES.
+ */
+export async function turnTwoBodies(url: string, keys: string[]): Promise<string> {
+  const bodies: string[] = [];
+  for (const key of keys) {
+    const res = await fetch(`${url}/v1/responses`, { method: "POST", headers: { "content-type": "application/json", authorization: `Bearer ${key}` }, body: RESPONSES_TURN });
+    const { id } = (await res.json()) as { id: string };
+    bodies.push(JSON.stringify({ ...JSON.parse(RESPONSES_TURN), input: "And now in ten.", previous_response_id: id }));
+  }
+  const file = join(mkdtempSync(join(tmpdir(), "gateway-bench-bodies-")), "bodies.txt");
+  writeFileSync(file, `${bodies.join("\n")}\n`);
+  return file;
+}
 
 const CLI_TIMEOUT_MS = 30_000;
 

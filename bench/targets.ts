@@ -33,9 +33,16 @@ export function targetLines(
     cpu("sqlite|stream|64", 2.5, "SQLite, streaming 20 chunks, c=64"),
     `- SQLite, marginal CPU per chunk (20 and 200 chunks, c=64): ${fmt(gatewayChunk, 2)} µs against the relay's ${fmt(relayChunk, 2)} µs = ${fmt(gatewayChunk / relayChunk, 2)}× (target ≤ 1.3×) — ${verdict(atMost(gatewayChunk / relayChunk, 1.3))}`,
     added("sqlite|json|1", 0.25, "SQLite, non-streaming"),
-    ...dialects.map((dialect) => {
-      const door = s(`${dialect}|messages|64`);
-      return `- ${dialect === "sqlite" ? "SQLite" : "Postgres"}, /v1/messages streaming 20 chunks (translated), c=64: CPU per request ${fmt(door.gatewayCpu, 1)} µs against chat's ${fmt(door.chatCpu, 1)} µs = ${fmt(door.doorRatio, 2)}× (target ≤ 1.1×) — ${verdict(atMost(door.doorRatio, 1.1))}`;
+    ...dialects.flatMap((dialect) => {
+      const name = dialect === "sqlite" ? "SQLite" : "Postgres";
+      const door = (mode: string, what: string, against: string, limit: number) => {
+        const d = s(`${dialect}|${mode}|64`);
+        return `- ${name}, ${what}, c=64: CPU per request ${fmt(d.gatewayCpu, 1)} µs against ${against}'s ${fmt(d.againstCpu, 1)} µs = ${fmt(d.doorRatio, 2)}× (target ≤ ${limit}×) — ${verdict(atMost(d.doorRatio, limit))}`;
+      };
+      return [
+        door("messages", "/v1/messages streaming 20 chunks (translated)", "chat's stream", 1.1),
+        door("responses2", "a Responses second turn by previous_response_id (stored, translated)", "a first turn", 1.2),
+      ];
     }),
   ];
   if (dialects.includes("postgres")) {
