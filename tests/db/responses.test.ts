@@ -26,8 +26,10 @@ describeEachDialect("the stored responses store", (dialect) => {
     const account = crypto.randomUUID();
     await turn(account, "resp_a1", null, "one", "first");
     await turn(account, "resp_a2", "resp_a1", "two", "second");
+    const items = [say("one"), answer("msg_resp_a1", "first"), say("two"), answer("msg_resp_a2", "second")];
     expect(await store.responseChain(account, "resp_a2", NOW + 1, MAX_CHAIN_TURNS)).toEqual({
-      items: [say("one"), answer("msg_resp_a1", "first"), say("two"), answer("msg_resp_a2", "second")],
+      items,
+      bytes: items.reduce((sum, item) => sum + JSON.stringify(item).length, 0),
       truncated: false,
     });
     expect(await store.responseChain(crypto.randomUUID(), "resp_a2", NOW + 1, MAX_CHAIN_TURNS)).toBeNull();
@@ -40,7 +42,7 @@ describeEachDialect("the stored responses store", (dialect) => {
     const account = crypto.randomUUID();
     for (let i = 0; i <= 5; i++) await turn(account, `resp_c${i}`, i === 0 ? null : `resp_c${i - 1}`, `q${i}`, `a${i}`);
     expect((await store.responseChain(account, "resp_c5", NOW + 1, 6))!.items).toHaveLength(12);
-    expect(await store.responseChain(account, "resp_c5", NOW + 1, 5)).toEqual({ items: [], truncated: true });
+    expect(await store.responseChain(account, "resp_c5", NOW + 1, 5)).toEqual({ items: [], bytes: 0, truncated: true });
   });
 
   test("items are found by id, the latest of an id; generated ids for input items sent without one", async () => {

@@ -40,11 +40,13 @@ const PROVIDERS: Record<string, Expected> = {
   meta: { model: "llama-4-scout", usage: { prompt: 21, completion: 8, cached: 0, reasoning: 0 }, cost: 4_900n },
 };
 
-const body = (model: string, stream: boolean) => ({ model, messages: [{ role: "user", content: "Hello" }], max_tokens: 100, stream });
+const body = (model: string, stream: boolean, extra: object = {}) => ({ model, messages: [{ role: "user", content: "Hello" }], max_tokens: 100, stream, ...extra });
+/** OpenAI's usage chunk asked for, as LangChain and code written to OpenAI's docs ask. */
+const INCLUDE_USAGE = { stream_options: { include_usage: true } };
 /** The reservation of `body(model, …)`: what a request is charged when its provider reports no usage. */
-const reservationOf = (model: string, stream: boolean): Nanos => {
+const reservationOf = (model: string, stream: boolean, extra: object = {}): Nanos => {
   const m = FALLBACK_CATALOG.find((c) => c.id === model)!;
-  const bytes = Buffer.byteLength(JSON.stringify(body(model, stream)));
+  const bytes = Buffer.byteLength(JSON.stringify(body(model, stream, extra)));
   return requestCost(estimatePromptTokens(bytes, 1), 100, { ...m, cachedInputPerMTok: null });
 };
 
@@ -78,9 +80,9 @@ const ENDINGS: Record<string, { change: Ending; charged: "usage" | "reservation"
 describeEachDialect("providers as they really are", (dialect) => {
   const gateway = useGateway(dialect, env);
 
-  async function charged(model: string, stream: boolean) {
+  async function charged(model: string, stream: boolean, extra: object = {}) {
     const { secret, account } = await fundedKey(gateway().store, "10");
-    const res = await postChat(gateway().url, secret, body(model, stream));
+    const res = await postChat(gateway().url, secret, body(model, stream, extra));
     const text = await res.text();
     const after = (await gateway().store.getAccount(account.id))!;
     const [log] = await gateway().store.usageLogPage(account.id, null, 1);
@@ -145,5 +147,36 @@ describeEachDialect("providers as they really are", (dialect) => {
         expect([log.status, log.promptTokens, log.completionTokens, log.cost]).toEqual(["success", expected.usage.prompt, expected.usage.completion, nanos(expected.cost)]);
       });
     }
+
+    test(`${name}, streamed with stream_options.include_usage: the final chunk carries none, OpenAI's usage chunk follows it once`, async () => {
+      provider.replay(sse(await sseTranscript(name)));
+      const { res, text, charge, log } = await charged(expected.model, true, INCLUDE_USAGE);
+      expect(res.status).toBe(200);
+      const events = text.split("\n\n").filter(Boolean).map((e) => e.slice("data: ".length));
+      expect(events.at(-1)).toBe("[DONE]");
+      const chunks = events.slice(0, -1).map((e) => JSON.parse(e));
+      // Wherever the provider put it (its own chunk, the final chunk, the final choice), one chunk carries it: the last.
+      expect(chunks.filter((c) => "usage" in c || c.choices.some((choice: object) => "usage" in choice))).toHaveLength(1);
+      const final = chunks.at(-2);
+      expect(final.choices[0].finish_reason).toBe("stop");
+      const usageChunk = chunks.at(-1);
+      expect(usageChunk).toMatchObject({ id: final.id, object: "chat.completion.chunk", created: final.created, model: expected.model, choices: [] });
+      expect(flatten(usageChunk.usage)).toEqual(shownUsage(expected));
+      expect(charge).toBe(expected.cost);
+      expect([log.status, log.cost]).toEqual(["success", nanos(expected.cost)]);
+    });
+
+    test(`${name}, streamed with stream_options.include_usage, without usage: no usage chunk and no zeros, the reservation charged`, async () => {
+      provider.replay(sse((await sseTranscript(name)).flatMap(withoutUsage)));
+      const { res, text, charge, log } = await charged(expected.model, true, INCLUDE_USAGE);
+      expect(res.status).toBe(200);
+      const events = text.split("\n\n").filter(Boolean).map((e) => e.slice("data: ".length));
+      expect(events.at(-1)).toBe("[DONE]");
+      expect(events.some((e) => e.includes('"usage"'))).toBe(false);
+      expect(JSON.parse(events.at(-2)!).choices[0].finish_reason).toBe("stop");
+      const reservation = reservationOf(expected.model, true, INCLUDE_USAGE);
+      expect(charge).toBe(reservation);
+      expect([log.status, log.cost]).toEqual(["success", reservation]);
+    });
   }
 });

@@ -42,6 +42,8 @@ export interface ChatCall {
   signal: AbortSignal;
   /** A stream whose client leaves is read to its end and charged (STREAM_DISCONNECT_POLICY=charge). */
   chargeWhenGone: boolean;
+  /** The key, already found and authenticated by a door that needed its account before admission. */
+  authenticated?: Caller;
 }
 
 export interface Admitted {
@@ -64,11 +66,12 @@ async function resolveModel(ports: ChatPorts, id: string): Promise<Model> {
 
 /**
  * Authenticates the request's key and reserves `admission`: in one round trip where the store
- * can (`admitByKey`), else the key found and then `reserve`, which words any refusal (402, 429).
+ * can (`admitByKey`), else the key found (or as the door found it) and then `reserve`, which
+ * words any refusal (402, 429).
  * Throws the key's 401 or 403 first.
  */
 async function admit(ports: ChatPorts, call: ChatCall, admission: Admission): Promise<{ caller: Caller; reservationId: string }> {
-  const { found, reservationId } = await ports.store.admitByKey(call.keyHash, admission);
+  const { found, reservationId } = call.authenticated ? { found: call.authenticated, reservationId: null } : await ports.store.admitByKey(call.keyHash, admission);
   const refusal = keyRefusal(found, call.startedAt);
   if (refusal) {
     // The store holds only for a key that may be used, judging the account by its row as

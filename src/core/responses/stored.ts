@@ -34,6 +34,13 @@ export interface NewStoredResponse {
   expiresAt: number;
 }
 
+export interface StoredChain {
+  items: Fields[];
+  /** The items' size as stored (JSON text): what they add to the request. */
+  bytes: number;
+  truncated: boolean;
+}
+
 /** Each method is one transaction; an account reads and deletes only its own, unexpired state. */
 export interface ResponsesStore {
   /**
@@ -41,7 +48,7 @@ export interface ResponsesStore {
    * input then output, from the first turn on; at most `maxTurns` turns (`truncated` when there
    * are more). Null when the account has no such response.
    */
-  responseChain(accountId: string, responseId: string, now: number, maxTurns: number): Promise<{ items: Fields[]; truncated: boolean } | null>;
+  responseChain(accountId: string, responseId: string, now: number, maxTurns: number): Promise<StoredChain | null>;
   /** The account's stored items by id (the latest of each id). */
   storedItems(accountId: string, itemIds: readonly string[], now: number): Promise<Map<string, Fields>>;
   saveResponse(response: NewStoredResponse): Promise<void>;
@@ -98,6 +105,7 @@ export interface Conversation {
 export async function conversationOf(store: ResponsesStore, accountId: () => Promise<string>, request: ResponsesRequest, now: number): Promise<Conversation> {
   const items: InputItem[] | Fields[] = typeof request.input === "string" ? [{ role: "user", content: request.input }] : request.input;
   let earlier: Fields[] = [];
+  let storedBytes = 0;
   if (request.previous_response_id) {
     const chain = lookable(request.previous_response_id) ? await store.responseChain(await accountId(), request.previous_response_id, now, MAX_CHAIN_TURNS) : null;
     if (!chain) throw previousNotFound(request.previous_response_id);
@@ -105,6 +113,7 @@ export async function conversationOf(store: ResponsesStore, accountId: () => Pro
       throw new AppError("invalid_request_error", `previous_response_id: the conversation has more than ${MAX_CHAIN_TURNS} turns; start a new one`, { param: "previous_response_id" });
     }
     earlier = chain.items;
+    storedBytes = chain.bytes;
   }
   const references = (items as Fields[]).flatMap((item) => (item.type === "item_reference" && lookable(String(item.id)) ? [String(item.id)] : []));
   const found = references.length > 0 ? await store.storedItems(await accountId(), references, now) : new Map<string, Fields>();
@@ -114,7 +123,7 @@ export async function conversationOf(store: ResponsesStore, accountId: () => Pro
     if (!stored) throw new AppError("invalid_request_error", `input[${index}] is an item_reference to '${String(item.id)}', which is not a stored item`, { param: `input[${index}]` });
     return stored;
   });
-  const storedBytes = earlier.length + references.length > 0 ? Buffer.byteLength(JSON.stringify([earlier, [...found.values()]]), "utf8") : 0;
+  if (found.size > 0) storedBytes += Buffer.byteLength(JSON.stringify([...found.values()]), "utf8");
   const input = earlier.length === 0 && typeof request.input === "string" ? request.input : [...earlier, ...own];
   return { input, own, storedBytes };
 }

@@ -1,6 +1,6 @@
 // The Responses API's stored state (core/responses/stored.ts): each response once, its items
 // once, a conversation read back by walking its chain with one recursive query.
-import type { ItemsPage, NewStoredResponse, ResponsesStore } from "../../core/responses/stored.ts";
+import type { ItemsPage, NewStoredResponse, ResponsesStore, StoredChain } from "../../core/responses/stored.ts";
 import type { Database } from "../database.ts";
 import { exec, first, rows, type Work } from "../sql.ts";
 
@@ -16,16 +16,17 @@ const CHAIN = `WITH RECURSIVE chain(id, previous_id, depth) AS (
     WHERE r.account_id = ? AND r.expires_at > ? AND c.depth <= ?
 )`;
 
-function* responseChain(accountId: string, responseId: string, now: number, maxTurns: number): Work<{ items: Fields[]; truncated: boolean } | null> {
-  // One turn past the limit is read, to tell a chain of exactly `maxTurns` from a longer one.
-  const turns = yield* rows(`${CHAIN} SELECT depth FROM chain`, responseId, accountId, now, accountId, now, maxTurns);
-  if (turns.length === 0) return null;
-  if (turns.length > maxTurns) return { items: [], truncated: true };
-  const items = yield* rows(
-    `${CHAIN} SELECT i.body FROM chain c JOIN response_items i ON i.response_id = c.id ORDER BY c.depth DESC, i.position`,
+function* responseChain(accountId: string, responseId: string, now: number, maxTurns: number): Work<StoredChain | null> {
+  // One turn past the limit is read, to tell a chain of exactly `maxTurns` from a longer one; a
+  // turn with no items still answers one row (null body), so that the chain's length is known.
+  const found = yield* rows(
+    `${CHAIN} SELECT c.depth, i.body FROM chain c LEFT JOIN response_items i ON i.response_id = c.id ORDER BY c.depth DESC, i.position`,
     responseId, accountId, now, accountId, now, maxTurns,
   );
-  return { items: items.map((row) => parsed(row.body)), truncated: false };
+  if (found.length === 0) return null;
+  if (Number(found[0]!.depth) > maxTurns) return { items: [], bytes: 0, truncated: true };
+  const bodies = found.flatMap((row) => (row.body === null ? [] : [String(row.body)]));
+  return { items: bodies.map(parsed), bytes: bodies.reduce((sum, body) => sum + Buffer.byteLength(body, "utf8"), 0), truncated: false };
 }
 
 function* storedItems(accountId: string, itemIds: readonly string[], now: number): Work<Map<string, Fields>> {

@@ -94,26 +94,41 @@ describeEachDialect("the openai npm SDK", (dialect) => {
     expect(usd9((await newestUsageLog(gateway().store, account.id)).cost)).toBe(usd9(cost));
   });
 
-  test("chat stream with stream_options.include_usage: code written to OpenAI's docs finds the usage once, in the chunk with no choices", async () => {
-    fake.behave({ chunks: 3, usage: { prompt_tokens: 50, completion_tokens: 40 } });
+  for (const usageInFinalChunk of [false, true]) {
+    test(`chat stream with stream_options.include_usage: code written to OpenAI's docs finds the usage once, in the chunk with no choices (provider's usage ${usageInFinalChunk ? "on its final chunk" : "in a chunk of its own"})`, async () => {
+      fake.behave({ chunks: 3, usage: { prompt_tokens: 50, completion_tokens: 40 }, usageInFinalChunk });
+      const { secret, account } = await fundedKey(gateway().store, "1");
+      const stream = await sdk(secret).chat.completions.create({ ...ask("deepseek-v4-flash"), stream: true, stream_options: { include_usage: true } });
+      const chunks: OpenAI.ChatCompletionChunk[] = [];
+      let usage: unknown = null;
+      // As platform.openai.com/docs/api-reference/chat-streaming has it: the usage is on the last chunk, whose choices are empty.
+      for await (const chunk of stream) {
+        chunks.push(chunk);
+        if (chunk.choices.length === 0) usage = chunk.usage;
+      }
+      const cost = costOf("deepseek-v4-flash", 50, 40);
+      expect(usage).toEqual({
+        prompt_tokens: 50, completion_tokens: 40, total_tokens: 90,
+        prompt_tokens_details: { cached_tokens: 0 }, completion_tokens_details: { reasoning_tokens: 0 }, cost_usd: usd9(cost),
+      });
+      expect(chunks.filter((chunk) => chunk.usage)).toHaveLength(1);
+      expect(chunks.at(-2)!.choices[0]?.finish_reason).toBe("stop");
+      expect(chunks.at(-1)).toMatchObject({ object: "chat.completion.chunk", model: "deepseek-v4-flash", choices: [] });
+      expect((await gateway().store.getAccount(account.id))!.balance).toBe(nanos(1_000_000_000n - cost));
+    });
+  }
+
+  test("chat stream with stream_options.include_usage from a provider that reported none: no usage anywhere, never zeros; the reservation charged", async () => {
+    fake.behave({ chunks: 3, usage: null });
     const { secret, account } = await fundedKey(gateway().store, "1");
     const stream = await sdk(secret).chat.completions.create({ ...ask("deepseek-v4-flash"), stream: true, stream_options: { include_usage: true } });
     const chunks: OpenAI.ChatCompletionChunk[] = [];
-    let usage: unknown = null;
-    // As platform.openai.com/docs/api-reference/chat-streaming has it: the usage is on the last chunk, whose choices are empty.
-    for await (const chunk of stream) {
-      chunks.push(chunk);
-      if (chunk.choices.length === 0) usage = chunk.usage;
-    }
-    const cost = costOf("deepseek-v4-flash", 50, 40);
-    expect(usage).toEqual({
-      prompt_tokens: 50, completion_tokens: 40, total_tokens: 90,
-      prompt_tokens_details: { cached_tokens: 0 }, completion_tokens_details: { reasoning_tokens: 0 }, cost_usd: usd9(cost),
-    });
-    expect(chunks.filter((chunk) => chunk.usage)).toHaveLength(1);
-    expect(chunks.at(-2)!.choices[0]?.finish_reason).toBe("stop");
-    expect(chunks.at(-1)).toMatchObject({ object: "chat.completion.chunk", model: "deepseek-v4-flash", choices: [] });
-    expect((await gateway().store.getAccount(account.id))!.balance).toBe(nanos(1_000_000_000n - cost));
+    for await (const chunk of stream) chunks.push(chunk);
+    expect(chunks.filter((chunk) => chunk.usage !== undefined || chunk.choices.length === 0)).toEqual([]);
+    expect(chunks.at(-1)!.choices[0]?.finish_reason).toBe("stop");
+    const charged = (await newestUsageLog(gateway().store, account.id)).cost;
+    expect(charged > 0n).toBe(true);
+    expect((await gateway().store.getAccount(account.id))!.balance).toBe(nanos(1_000_000_000n - charged));
   });
 
   test("models.list() pages through the enabled models in OpenAI's shape; models.retrieve() answers one", async () => {

@@ -290,34 +290,80 @@ describe("relayStream for a client that asked for OpenAI's usage chunk (stream_o
     expect(r.sink.events()).toEqual([client("gpt-4.1", text("Hi")), client("gpt-4.1", stop()), "[DONE]"]);
     expect(writes(r.store).settled).toEqual([{ promptTokens: 0, completionTokens: 0, cost: nanos(RESERVED) }]);
   });
+
+  test("usage on the final chunk itself (xAI, DeepSeek) is taken off it and sent in the usage chunk, with the system_fingerprint", async () => {
+    const fp = { system_fingerprint: "fp_1" };
+    const r = relayOf([[upstream(text("Hi"), fp)], [upstream(stop(), { ...fp, usage: rawUsage(12, 2) })], ["[DONE]"]], "gpt-4.1", false, true);
+    await r.run();
+    expect(r.sink.events()).toEqual([
+      { ...client("gpt-4.1", text("Hi")), ...fp },
+      { ...client("gpt-4.1", stop()), ...fp },
+      { ...head, model: "gpt-4.1", ...fp, choices: [], usage: wire(12, 2, "0.000040000") },
+      "[DONE]",
+    ]);
+    expect(writes(r.store).settled).toEqual([{ promptTokens: 12, completionTokens: 2, cost: nanos(40_000n) }]);
+  });
+
+  test("usage in the final choice (Moonshot), the whole stream in one read: the choice loses it, the usage chunk has it", async () => {
+    const r = relayOf([[upstream(text("Hi")), upstream({ ...stop(), usage: rawUsage(12, 2) }), "[DONE]"]], "gpt-4.1", false, true);
+    await r.run();
+    expect(r.sink.events()).toEqual([
+      client("gpt-4.1", text("Hi")),
+      client("gpt-4.1", stop()),
+      { ...head, model: "gpt-4.1", choices: [], usage: wire(12, 2, "0.000040000") },
+      "[DONE]",
+    ]);
+  });
+
+  test("with several choices the usage chunk follows the last final chunk, once", async () => {
+    const r = relayOf([[upstream(text("A", 0)), upstream(text("B", 1))], [upstream(stop(0))], [upstream(stop(1))], [usageOnly(12, 4)], ["[DONE]"]], "gpt-4.1", false, true);
+    await r.run();
+    expect(r.sink.events()).toEqual([
+      client("gpt-4.1", text("A", 0)),
+      client("gpt-4.1", text("B", 1)),
+      client("gpt-4.1", stop(0)),
+      client("gpt-4.1", stop(1)),
+      { ...head, model: "gpt-4.1", choices: [], usage: wire(12, 4, "0.000056000") },
+      "[DONE]",
+    ]);
+  });
+
+  test("without it (the spec's events) the same stream has the usage merged into the final chunk and no usage chunk", async () => {
+    const r = relayOf([[upstream(text("Hi"))], [upstream(stop())], [usageOnly(12, 2)], ["[DONE]"]], "gpt-4.1", false, false);
+    await r.run();
+    expect(r.sink.events()).toEqual([client("gpt-4.1", text("Hi")), { ...client("gpt-4.1", stop()), usage: wire(12, 2, "0.000040000") }, "[DONE]"]);
+  });
 });
 
 describe("relayStream to a door that rewrites every chunk", () => {
-  test("it gets the chunks parsed, a read's at a time (the final one with the usage and charge), and [DONE] and errors as events", async () => {
-    const timeline: string[] = [];
-    const ports = billingPorts(timeline);
-    const observer = new FakeObserver();
-    const billing = new BillingSession(ports, held("gpt-4.1", RESERVED), observer);
-    const received: string[] = [];
-    const door = {
-      gone: false,
-      flush: async () => {},
-      chunks: (chunks: readonly Record<string, unknown>[]) => received.push(`chunks ${JSON.stringify(chunks)}`),
-      emit: (payload: string) => received.push(`emit ${payload}`),
-      emitBytes: () => received.push("bytes"),
-    };
-    const reads = async function* (): AsyncIterable<StreamRead> {
-      // Whole events with their bytes: a chat client would get these passed on as they came.
-      for (const events of [[upstream(text("Hel"))], [upstream(text("lo")), upstream(text("!"))], [upstream(stop()), usageOnly(12, 2)], ["[DONE]"]]) {
-        yield { events, bytes: new TextEncoder().encode(events.map((e) => `data: ${e}\n\n`).join("")) };
-      }
-    };
-    await relayStream({ events: reads(), model: model("gpt-4.1"), billing, log: ports.log, observer, chargeWhenGone: false, usageChunk: false }, door);
-    expect(received).toEqual([
-      `chunks ${JSON.stringify([client("gpt-4.1", text("Hel"))])}`,
-      `chunks ${JSON.stringify([client("gpt-4.1", text("lo")), client("gpt-4.1", text("!"))])}`,
-      `chunks ${JSON.stringify([{ ...client("gpt-4.1", stop()), usage: wire(12, 2, "0.000040000") }])}`,
-      "emit data: [DONE]\n\n",
-    ]);
-  });
+  // A door speaks its own API's events: it gets the usage merged whatever the client's stream_options.
+  for (const usageChunk of [false, true]) {
+    test(`it gets the chunks parsed, a read's at a time (the final one with the usage and charge), and [DONE] and errors as events (usageChunk ${usageChunk})`, async () => {
+      const timeline: string[] = [];
+      const ports = billingPorts(timeline);
+      const observer = new FakeObserver();
+      const billing = new BillingSession(ports, held("gpt-4.1", RESERVED), observer);
+      const received: string[] = [];
+      const door = {
+        gone: false,
+        flush: async () => {},
+        chunks: (chunks: readonly Record<string, unknown>[]) => received.push(`chunks ${JSON.stringify(chunks)}`),
+        emit: (payload: string) => received.push(`emit ${payload}`),
+        emitBytes: () => received.push("bytes"),
+      };
+      const reads = async function* (): AsyncIterable<StreamRead> {
+        // Whole events with their bytes: a chat client would get these passed on as they came.
+        for (const events of [[upstream(text("Hel"))], [upstream(text("lo")), upstream(text("!"))], [upstream(stop()), usageOnly(12, 2)], ["[DONE]"]]) {
+          yield { events, bytes: new TextEncoder().encode(events.map((e) => `data: ${e}\n\n`).join("")) };
+        }
+      };
+      await relayStream({ events: reads(), model: model("gpt-4.1"), billing, log: ports.log, observer, chargeWhenGone: false, usageChunk }, door);
+      expect(received).toEqual([
+        `chunks ${JSON.stringify([client("gpt-4.1", text("Hel"))])}`,
+        `chunks ${JSON.stringify([client("gpt-4.1", text("lo")), client("gpt-4.1", text("!"))])}`,
+        `chunks ${JSON.stringify([{ ...client("gpt-4.1", stop()), usage: wire(12, 2, "0.000040000") }])}`,
+        "emit data: [DONE]\n\n",
+      ]);
+    });
+  }
 });

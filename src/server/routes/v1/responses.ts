@@ -11,6 +11,7 @@ import { admitResponse, completeResponse } from "../../../core/responses/pipelin
 import { parseResponsesRequest } from "../../../core/responses/request.ts";
 import { conversationOf, newResponseId, storedTurn } from "../../../core/responses/stored.ts";
 import { DAY_MS } from "../../../core/time.ts";
+import type { Caller } from "../../../core/keys/auth.ts";
 import { authenticateApiKey } from "../../api-key.ts";
 import type { LeaseKeeper } from "../../chat/lease-keeper.ts";
 import { chatError, json, methodNotAllowed } from "../../http.ts";
@@ -26,8 +27,9 @@ async function serveResponse(request: Request, deps: ChatDeps & { provider: Chat
   const id = newResponseId();
   const retentionMs = deps.config.responsesRetentionDays * DAY_MS;
   const keep = parsed.store !== false && retentionMs > 0;
-  // A request that continues stored state needs its account first; the admission finds it again.
-  const account = async () => (await authenticateApiKey(deps.store, door.authorization(request), call.startedAt)).account.id;
+  // A request that continues stored state needs its account first; the admission then takes the key as found.
+  let caller: Caller | undefined;
+  const account = async () => (caller ??= await authenticateApiKey(deps.store, door.authorization(request), call.startedAt)).account.id;
   const conversation = await guard(conversationOf(deps.store, account, parsed, call.startedAt));
   // The provider is sent the whole conversation: its stored part bounds the prompt as the body does.
   const bodyBytes = body.bytes + conversation.storedBytes;
@@ -37,7 +39,7 @@ async function serveResponse(request: Request, deps: ChatDeps & { provider: Chat
   const effective = { ...parsed, input: conversation.input as typeof parsed.input, store: keep };
   // A refusal's hint names the ceiling as the Responses API does.
   const policy = { ...call.policy, ceilingName: "max_output_tokens" };
-  const { admitted, ...answering } = await admitResponse(ports, { ...call, bodyBytes, policy }, effective);
+  const { admitted, ...answering } = await admitResponse(ports, { ...call, bodyBytes, policy, ...(caller ? { authenticated: caller } : {}) }, effective);
   const accountId = admitted.billing.reservation.accountId;
   const save = (response: Fields & { id: string }) =>
     deps.store.saveResponse(storedTurn(accountId, response, conversation.own, parsed, deps.now(), retentionMs))
