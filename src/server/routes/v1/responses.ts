@@ -47,7 +47,9 @@ async function serveResponse(request: Request, deps: ChatDeps & { provider: Chat
   if (parsed.stream) {
     // Taken out first, so that the closure (which lives as long as the stream) holds these and not `admitted`.
     const stream = { id, model: admitted.model.id, native: answering.native, now: deps.now, ...(keep ? { keep: save } : {}) };
-    const sinkFor = (sink: StreamSink) => new ResponseEvents(sink, effective, stream);
+    // The events echo the request's settings; the conversation stays with the provider's exchange.
+    const echoed = { ...parsed, store: keep };
+    const sinkFor = (sink: StreamSink) => new ResponseEvents(sink, echoed, stream);
     return streamed(answering.ports, admitted, client, record, sinkFor);
   }
   try {
