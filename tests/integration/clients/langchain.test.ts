@@ -79,6 +79,53 @@ describeEachDialect("LangChain ChatOpenAI", (dialect) => {
     expect((await gateway().store.getAccount(account.id))!.balance).toBe(nanos(1_000_000_000n - cost));
   });
 
+  // LangChain sends stream_options.include_usage and adds up every usage object it meets when it
+  // concatenates chunks (numbers summed, strings joined): a usage both merged into the final chunk
+  // and in its own chunk came out doubled (prompt 2,000 for 1,000, cost_usd "0.0012000000.001200000").
+  for (const usageInFinalChunk of [false, true]) {
+    test(`stream: response_metadata.usage and usage_metadata are the provider's usage once, cost_usd one 9-decimal string (provider's usage ${usageInFinalChunk ? "on its final chunk" : "in a chunk of its own"})`, async () => {
+      fake.behave({ chunks: 3, usage: { prompt_tokens: 1000, completion_tokens: 200 }, usageInFinalChunk });
+      const { secret, account } = await fundedKey(gateway().store, "1");
+      const chunks: AIMessageChunk[] = [];
+      for await (const chunk of await chat(secret, "gpt-4.1-nano").stream("hello")) chunks.push(chunk);
+      const whole = chunks.reduce((a, b) => a.concat(b));
+      const cost = costOf("gpt-4.1-nano", 1000, 200);
+      expect(chunks.filter((c) => Object.keys(c.response_metadata.usage ?? {}).length > 0)).toHaveLength(1);
+      expect(whole.response_metadata.usage).toEqual({
+        prompt_tokens: 1000,
+        completion_tokens: 200,
+        total_tokens: 1200,
+        prompt_tokens_details: { cached_tokens: 0 },
+        completion_tokens_details: { reasoning_tokens: 0 },
+        cost_usd: usd9(cost),
+      });
+      expect((whole.response_metadata.usage as { cost_usd: string }).cost_usd).toMatch(/^\d+\.\d{9}$/);
+      expect(whole.usage_metadata).toEqual({
+        input_tokens: 1000,
+        output_tokens: 200,
+        total_tokens: 1200,
+        input_token_details: { cache_read: 0 },
+        output_token_details: { reasoning: 0 },
+      });
+      expect(whole.response_metadata.finish_reason).toBe("stop");
+      expect((await gateway().store.getAccount(account.id))!.balance).toBe(nanos(1_000_000_000n - cost));
+    });
+  }
+
+  test("stream from a provider that reported no usage: LangChain sees none (no zeros), the reservation is charged", async () => {
+    fake.behave({ chunks: 3, usage: null });
+    const { secret, account } = await fundedKey(gateway().store, "1");
+    const chunks: AIMessageChunk[] = [];
+    for await (const chunk of await chat(secret, "gpt-4.1-nano").stream("hello")) chunks.push(chunk);
+    const whole = chunks.reduce((a, b) => a.concat(b));
+    expect(whole.content).toBe("Hello from the fake provider");
+    expect(whole.usage_metadata).toBeUndefined();
+    expect(whole.response_metadata.usage ?? {}).toEqual({});
+    const after = (await gateway().store.getAccount(account.id))!;
+    expect(after.reserved).toBe(nanos(0));
+    expect(after.balance < nanos(1_000_000_000n)).toBe(true);
+  });
+
   test("bindTools: the tool goes up and the call comes back as tool_calls, invoked and streamed", async () => {
     fake.behave({ chunks: 3, toolCalls: [{ name: "get_weather", arguments: '{"city":"Paris"}' }] });
     const { secret } = await fundedKey(gateway().store, "1");
