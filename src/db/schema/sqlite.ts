@@ -68,6 +68,11 @@ export const apiKeys = sqliteTable("api_keys", {
   requestsPerHour: bigint("requests_per_hour"),
   totalRequests: bigint("total_requests").notNull().default(0),
   totalSpendNanos: money("total_spend_nanos").notNull().default(NO_NANOS),
+  // `api` keys call /v1; `management` keys (gw-mgmt-…) call the account endpoints instead.
+  kind: text("kind").notNull().default("api"),
+  // JSON arrays of catalog IDs and of addresses or CIDR ranges; null: no restriction.
+  allowedModels: text("allowed_models"),
+  allowedIps: text("allowed_ips"),
 }, (t) => [
   uniqueIndex("api_keys_hash_unique").on(t.hash),
   index("api_keys_account_idx").on(t.accountId, t.createdAt),
@@ -215,7 +220,19 @@ export const alertOutbox = sqliteTable("alert_outbox", {
   nextAttemptAt: bigint("next_attempt_at").notNull(),
   sentAt: bigint("sent_at"),
   lastError: text("last_error"),
+  // Webhook events (kind `webhook`, `subject` the event type, `body` the signed JSON, kept as the
+  // record): the receiver's last answer, as the dashboard's recent deliveries show it.
+  answer: text("answer"),
 }, (t) => [index("alert_outbox_pending_idx").on(t.sentAt, t.nextAttemptAt)]);
+
+// An account's webhook endpoint (one at most) and the secret its events are signed with. The
+// secret is kept as is: signing needs it, as Stripe's does.
+export const webhookEndpoints = sqliteTable("webhook_endpoints", {
+  accountId: text("account_id").primaryKey(),
+  url: text("url").notNull(),
+  secret: text("secret").notNull(),
+  createdAt: bigint("created_at").notNull(),
+});
 
 // Security events per account (sign-ins, password and 2FA changes, keys, credits, bans), kept for
 // the account's owner and the operator. `detail` is a short human sentence, never a secret.
