@@ -42,7 +42,15 @@ export interface ApiKey {
   requestsPerHour: number | null;
   totalRequests: number;
   totalSpend: Nanos;
+  /** `api` keys call /v1; `management` keys (gw-mgmt-…) call the account endpoints instead. */
+  kind: KeyKind;
+  /** Catalog IDs this key may use; null: every model. */
+  allowedModels: string[] | null;
+  /** Addresses and CIDR ranges this key may be used from; null: any address. */
+  allowedIps: string[] | null;
 }
+
+export type KeyKind = "api" | "management";
 
 /** What one request used and cost, as its usage-log row keeps it. */
 export interface RequestUsage {

@@ -1,4 +1,4 @@
-import type { Account, ApiKey } from "./entities.ts";
+import type { Account, ApiKey, KeyKind } from "./entities.ts";
 import type { Model } from "./catalog.ts";
 import type { Caller } from "./keys/auth.ts";
 import type { Nanos } from "./money.ts";
@@ -74,6 +74,10 @@ export interface NewKey {
   creditLimit: Nanos | null;
   usdPerHour: Nanos | null;
   requestsPerHour: number | null;
+  /** Absent: `api`, with no allowlists. */
+  kind?: KeyKind;
+  allowedModels?: string[] | null;
+  allowedIps?: string[] | null;
   now: number;
 }
 
@@ -136,6 +140,8 @@ export interface KeyChange {
   creditLimit?: Nanos | null;
   usdPerHour?: Nanos | null;
   requestsPerHour?: number | null;
+  allowedModels?: string[] | null;
+  allowedIps?: string[] | null;
 }
 
 export type RotateOutcome = { rotated: ApiKey } | { refused: "not_found" | "expired" };

@@ -1,6 +1,7 @@
 import { AppError } from "../core/errors.ts";
 import { keyRefusal, type Caller } from "../core/keys/auth.ts";
-import { hashKey, looksLikeKey } from "../core/keys/secret.ts";
+import { accessRefusal } from "../core/keys/allowlist.ts";
+import { hashKey, looksLikeKey, looksLikeManagementKey } from "../core/keys/secret.ts";
 import type { KeyStore } from "../core/store.ts";
 import { bearerToken } from "./bearer.ts";
 
@@ -14,6 +15,9 @@ export function presentedKeyHash(authorization: string | null): string {
   if (!token) {
     throw new AppError("authentication_error", "Missing bearer token: send Authorization: Bearer <API key>");
   }
+  if (looksLikeManagementKey(token)) {
+    throw new AppError("authentication_error", "A management key cannot call the API: send an API key (gw-…) instead");
+  }
   if (!looksLikeKey(token)) throw new AppError("authentication_error", "Invalid API key");
   return hashKey(token);
 }
@@ -22,9 +26,15 @@ export function presentedKeyHash(authorization: string | null): string {
  * Resolves `Authorization: Bearer gw-…` to the key and its account, or throws the spec's 401
  * (missing, malformed, unknown, revoked or expired key) or 403 (banned or deleted account).
  */
-export async function authenticateApiKey(store: KeyStore, authorization: string | null, now: number): Promise<Caller> {
+export async function authenticateApiKey(
+  store: KeyStore,
+  authorization: string | null,
+  now: number,
+  /** What the key is used for, judged by its allowlists: the model, when there is one, and the client's address. */
+  use: { model: string | null; clientIp(): string },
+): Promise<Caller> {
   const found = await store.findKeyByHash(presentedKeyHash(authorization));
-  const refusal = keyRefusal(found, now);
+  const refusal = keyRefusal(found, now) ?? accessRefusal((found as Caller).key, use.model, use.clientIp);
   if (refusal) throw refusal;
   return found as Caller;
 }

@@ -48,7 +48,7 @@ export function createApp(deps: AppDeps, leases = new LeaseKeeper(deps.store, de
       return plainError(asAppError(error, log, requestIdOf(request)));
     })
     .use(chatRoutes({ ...deps, catalog, metrics }, leases))
-    .use(openAiModelRoutes(catalog))
+    .use(openAiModelRoutes(catalog, store, now))
     .use(publicRoutes(store, log, now))
     .use(estimatorRoutes({ ...deps, metrics }))
     .use(webhookRoutes(deps))

@@ -1,6 +1,6 @@
 import type { Client } from "../core/accounts/store.ts";
 
-type PeerSource = { requestIP(request: Request): { address: string } | null } | null | undefined;
+export type PeerSource = { requestIP(request: Request): { address: string } | null } | null | undefined;
 
 /**
  * The client's IP address: the socket's peer, or, when the operator says a trusted reverse

@@ -3,11 +3,14 @@ import type { Config } from "../config.ts";
 import type { AccountSecurityStore } from "../core/accounts/store.ts";
 import { hashSessionToken, SESSION_COOKIE, SESSION_TTL_MS, sessionRenewal } from "../core/accounts/session.ts";
 import { AppError, MESSAGES } from "../core/errors.ts";
-import type { Account, SessionStore } from "../core/store.ts";
+import { managementKeyCaller, type AccountCaller } from "../core/keys/management.ts";
+import { looksLikeManagementKey } from "../core/keys/secret.ts";
+import type { Account, AccountStore, KeyStore, SessionStore } from "../core/store.ts";
+import { bearerToken } from "./bearer.ts";
 
 interface SessionDeps {
   config: Config;
-  store: SessionStore & Pick<AccountSecurityStore, "touchSession">;
+  store: SessionStore & Pick<AccountSecurityStore, "touchSession"> & KeyStore & Pick<AccountStore, "getAccount">;
   now: () => number;
 }
 
@@ -68,18 +71,36 @@ export const clearedSessionCookie = (config: Pick<Config, "basePath" | "publicUr
  * the session into their account with `signedInAccount` (core), which knows each endpoint's 404.
  * A session in use slides: in the last half of its life it is extended, and the cookie with it.
  */
-export const sessionPlugin = ({ config, store, now }: SessionDeps) =>
-  new Elysia({ name: "session" }).resolve({ as: "scoped" }, async ({ request, set }): Promise<{ session: Session }> => {
-    assertSameOrigin(request, config);
-    const token = sessionToken(request);
-    const at = now();
-    const tokenHash = token === null ? null : hashSessionToken(token);
-    const found = tokenHash === null ? null : await store.findSession(tokenHash, at);
-    if (token === null || tokenHash === null || found === null) throw new AppError("authentication_error", MESSAGES.unauthorized);
-    const renewal = sessionRenewal(found, at);
-    if (renewal) {
-      await store.touchSession(tokenHash, renewal.lastSeenAt, renewal.expiresAt);
-      if (renewal.extended) set.headers["set-cookie"] = sessionCookie(token, config, at);
-    }
-    return { session: { tokenHash, account: found.account } };
+export const sessionPlugin = (deps: SessionDeps) =>
+  new Elysia({ name: "session" }).resolve({ as: "scoped" }, async ({ request, set }): Promise<{ session: Session }> => ({
+    session: await signedInSession(deps, request, set),
+  }));
+
+async function signedInSession({ config, store, now }: SessionDeps, request: Request, set: { headers: Record<string, unknown> }): Promise<Session> {
+  assertSameOrigin(request, config);
+  const token = sessionToken(request);
+  const at = now();
+  const tokenHash = token === null ? null : hashSessionToken(token);
+  const found = tokenHash === null ? null : await store.findSession(tokenHash, at);
+  if (token === null || tokenHash === null || found === null) throw new AppError("authentication_error", MESSAGES.unauthorized);
+  const renewal = sessionRenewal(found, at);
+  if (renewal) {
+    await store.touchSession(tokenHash, renewal.lastSeenAt, renewal.expiresAt);
+    if (renewal.extended) set.headers["set-cookie"] = sessionCookie(token, config, at);
+  }
+  return { tokenHash, account: found.account };
+}
+
+/**
+ * The account endpoints a script may call: `Authorization: Bearer gw-mgmt-…` stands in for the
+ * session there (no cookie, so no Origin check: a browser cannot be made to send it), and
+ * anything else is the session's. Sign-in, password, 2FA and session routes use
+ * `sessionPlugin`, where a management key is no sign-in at all.
+ */
+export const accountCallerPlugin = (deps: SessionDeps) =>
+  new Elysia({ name: "account-caller" }).resolve({ as: "scoped" }, async ({ request, set }): Promise<{ session: AccountCaller }> => {
+    const token = bearerToken(request.headers.get("authorization"));
+    if (token !== undefined && looksLikeManagementKey(token)) return { session: await managementKeyCaller(deps.store, token, deps.now()) };
+    const { account } = await signedInSession(deps, request, set);
+    return { session: { account, managementKey: null } };
   });

@@ -231,6 +231,48 @@ describeInBrowser("the dashboard, end to end", () => {
     expect((await postChat(gateway.url, secret, hello(MODEL))).status).toBe(429);
   });
 
+  test("keeps the key to a model and a network in the edit dialog, shows them, and the gateway enforces them", async () => {
+    await goTo("/dashboard/keys");
+    await page.getByRole("button", { name: "Edit Backend" }).click();
+    const dialog = page.getByRole("dialog", { name: "Edit Backend" });
+    await dialog.getByLabel("Allowed models").fill("gpt-4.1, no-such-model");
+    await dialog.getByRole("button", { name: "Save changes" }).click();
+    await dialog.getByText("Allowed models names `no-such-model`, which is not a catalog model").waitFor();
+    await dialog.getByLabel("Allowed models").fill("gpt-4.1");
+    await dialog.getByLabel("Allowed IP addresses").fill("127.0.0.0/8, ::1");
+    await dialog.getByRole("button", { name: "Save changes" }).click();
+    await dialog.waitFor({ state: "detached" });
+    const card = keyCard("Backend", "active");
+    // The list is drawn anew once saved.
+    await fact(card, "Models").filter({ hasText: /^gpt-4\.1$/ }).waitFor();
+    expect(await fact(card, "IP addresses").textContent()).toBe("127.0.0.0/8, ::1/128");
+    await screenshot(page, "keys-allowlists");
+    const refused = await postChat(gateway.url, secret, hello(MODEL));
+    expect(refused.status).toBe(403);
+
+    await page.getByRole("button", { name: "Edit Backend" }).click();
+    await dialog.getByLabel("Allowed models").fill("");
+    await dialog.getByLabel("Allowed IP addresses").fill("");
+    await dialog.getByRole("button", { name: "Save changes" }).click();
+    await dialog.waitFor({ state: "detached" });
+    await fact(card, "Models").filter({ hasText: /^Any$/ }).waitFor();
+    expect(await fact(card, "IP addresses").textContent()).toBe("Any");
+  });
+
+  test("creates a management key, shown once, listed as one, that a script can use", async () => {
+    await goTo("/dashboard/keys");
+    await page.getByLabel("Used by").fill("Provisioning");
+    await page.getByRole("button", { name: "Create management key" }).click();
+    await secretShown();
+    const management = await takeSecret();
+    expect(management).toMatch(/^gw-mgmt-[0-9A-Za-z]{48}$/);
+    const card = page.locator("article.key").filter({ has: page.getByRole("heading", { name: "Provisioning", exact: true }) });
+    await card.locator(".badge.management").waitFor();
+    await screenshot(page, "keys-management");
+    const account = await fetch(url("/account"), { headers: { authorization: `Bearer ${management}` } });
+    expect(await account.json()).toMatchObject({ email });
+  });
+
   test("settings are checked in the page, refused values are explained by their field, and saved ones stored", async () => {
     await goTo("/dashboard/settings");
     const threshold = page.getByLabel("Alert threshold (USD)");

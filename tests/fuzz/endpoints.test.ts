@@ -244,6 +244,46 @@ describeEachDialect("fuzzing a running gateway", (dialect) => {
     );
   });
 
+  // Addresses and ranges near the edges of what parses, and what only looks like one.
+  const ipEntry = fc.oneof(
+    fc.ipV4(), fc.ipV6(), fc.ipV4Extended(),
+    fc.tuple(fc.oneof(fc.ipV4(), fc.ipV6()), fc.integer({ min: -1, max: 140 })).map(([ip, bits]) => `${ip}/${bits}`),
+    fc.constantFrom("::ffff:10.0.0.1", "::ffff:10.0.0.0/104", "fe80::1%eth0", "0.0.0.0/0", "::/0", "10.0.0.0/8/8", "127.1", " 10.0.0.1"),
+    printable,
+  );
+  const modelEntry = fc.oneof(fc.constantFrom("gpt-4.1-nano", "gpt-4.1", "deepseek-v3.2", "no-such-model", ""), printable);
+  const keyBody = fc.record({
+    name: optional(printable),
+    allowedModels: optional(fc.oneof(fc.array(modelEntry, { maxLength: 4 }), fc.constant(null), anyJson)),
+    allowedIps: optional(fc.oneof(fc.array(ipEntry, { maxLength: 4 }), fc.constant(null), anyJson)),
+    management: optional(fc.oneof(fc.boolean(), anyJson)),
+    creditLimitUsd: optional(fc.oneof(fc.double(), fc.constant(5))),
+  }, { requiredKeys: [] });
+
+  test("keys: allowlists and management in any shape are stored canonically or refused with 400, never a 5xx", async () => {
+    const { key: mgmt } = await (await user.send("POST", "/keys/generate", { name: "fuzz", management: true })).json() as { key: string };
+    secrets.push(mgmt);
+    await fc.assert(
+      fc.asyncProperty(keyBody, fc.boolean(), async (body, byScript) => {
+        const res = byScript
+          ? await fetch(`${gateway.url}/keys/generate`, {
+            method: "POST", headers: { authorization: `Bearer ${mgmt}`, "content-type": "application/json" }, body: JSON.stringify(body),
+          })
+          : await user.send("POST", "/keys/generate", body);
+        const text = await answerText(res, secrets);
+        expect([200, 400, 403, 429]).toContain(res.status);
+        if (res.status !== 200) return;
+        const created = JSON.parse(text);
+        expect(created.key).toMatch(created.management ? /^gw-mgmt-/ : /^gw-[0-9A-Za-z]{48}$/);
+        if (byScript) expect(created.management).toBeUndefined();
+        for (const list of [created.allowed_models, created.allowed_ips]) {
+          if (list !== undefined) expect(new Set(list).size).toBe(list.length);
+        }
+      }),
+      { numRuns: 300 },
+    );
+  });
+
   const keyId = fc.oneof(fc.uuid(), printable.filter((t) => t.length > 0).map(encodeURIComponent), hostileText.filter((t) => t.length > 0 && t.length < 100 && t.isWellFormed()).map(encodeURIComponent));
   const ENDPOINTS: [string, string][] = [
     ["POST", "/v1/chat/completions"], ["POST", "/v1/responses"], ["POST", "/v1/messages"], ["POST", "/v1/messages/count_tokens"],

@@ -222,6 +222,37 @@ describeEachDialect("the admin CLI, beside a running server on the same database
       await refused(["keys", "rotate", id], "Key not found or already revoked");
     });
 
+    test("--models and --ips keep a key to models and networks, and 'none' lifts them; the server enforces them", async () => {
+      const email = await newUser("1");
+      const { id, key } = await cliJson("keys", "create", "--email", email, "--models", "gpt-4.1-nano, gpt-4.1", "--ips", "198.51.100.0/24,2001:db8::/32");
+      const [listed] = await cliJson("keys", "list", "--email", email);
+      expect(listed).toMatchObject({ id, allowedModels: ["gpt-4.1-nano", "gpt-4.1"], allowedIps: ["198.51.100.0/24", "2001:db8::/32"] });
+      expect((await cli("keys", "list", "--email", email)).stdout).toContain("198.51.100.0/24,2001:db8::/32");
+      const refusedHere = await fetch(`${server.url}/v1/chat/completions`, {
+        method: "POST", headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
+        body: JSON.stringify({ model: "gpt-4.1-nano", messages: [{ role: "user", content: "hi" }] }),
+      });
+      expect(refusedHere.status).toBe(403); // the CLI's server sees 127.0.0.1, outside both ranges
+      const lifted = await cliJson("keys", "update", id, "--models", "none", "--ips", "none");
+      expect(lifted).not.toHaveProperty("allowedModels");
+      expect(lifted).not.toHaveProperty("allowedIps");
+      await refused(["keys", "create", "--email", email, "--ips", "10.0.0.0/40"],
+        "--ips must be a list of IP addresses or CIDR ranges; `10.0.0.0/40` is neither");
+      await refused(["keys", "create", "--email", email, "--models", "gpt-9"], "--models names `gpt-9`, which is not a catalog model");
+    });
+
+    test("--management makes a management key, which the account endpoints take and /v1 refuses", async () => {
+      const email = await newUser();
+      const created = await cliJson("keys", "create", "--email", email, "--management", "--name", "provisioning");
+      const secret: string = created.key;
+      expect(secret).toMatch(/^gw-mgmt-[0-9A-Za-z]{48}$/);
+      expect(created).toMatchObject({ name: "provisioning", management: true });
+      const account = await fetch(`${server.url}/account`, { headers: { authorization: `Bearer ${secret}` } });
+      expect(await readJson(account)).toMatchObject({ email });
+      expect((await cli("keys", "list", "--email", email)).stdout).toContain("management key");
+      await refused(["keys", "create", "--email", email, "--management", "--credit-limit", "5"], "--credit-limit does not apply to a management key");
+    });
+
     test("revoke revokes once; a second revoke fails", async () => {
       const email = await newUser();
       const { id } = await cliJson("keys", "create", "--email", email);

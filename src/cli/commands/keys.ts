@@ -1,6 +1,6 @@
 import type { Command } from "commander";
 import {
-  issueKey, KEY_ROTATED, keyCreatedView, keyListView, parseKeyChange, parseNewKey, revokeKey, rotateKey,
+  issueKey, KEY_ROTATED, keyCreatedView, keyListView, knownModels, parseKeyChange, parseKeyKind, parseNewKey, revokeKey, rotateKey,
   type KeyField, type Parsed,
 } from "../../core/keys/rules.ts";
 import type { ApiKey } from "../../core/store.ts";
@@ -15,17 +15,23 @@ interface KeyFlags {
   creditLimit?: string;
   usdPerHour?: string;
   requestsPerHour?: string;
+  models?: string;
+  ips?: string;
+  management?: boolean;
 }
 
 /** The CLI acts as the operator: audit events carry no IP. */
 const OPERATOR = { ip: null };
 
-const FLAG_OF: Record<KeyField, string> = {
+const FLAG_OF: Record<KeyField | "management", string> = {
   name: "--name",
   expiresAt: "--expires",
   creditLimitUsd: "--credit-limit",
   rateLimitUsdPerHour: "--usd-per-hour",
   rateLimitRequestsPerHour: "--requests-per-hour",
+  allowedModels: "--models",
+  allowedIps: "--ips",
+  management: "--management",
 };
 
 // "none" clears a value; numbers must be plain decimals (Number() would also take "0x10" or "").
@@ -35,6 +41,10 @@ const flagNumber = (raw: string | undefined): number | null | undefined => {
   return /^-?\d+(\.\d+)?$/.test(raw) ? Number(raw) : Number.NaN;
 };
 
+/** A comma-separated list; "none" clears it. */
+const flagList = (raw: string | undefined): string[] | null | undefined =>
+  raw === undefined || raw === CLEAR ? (raw === CLEAR ? null : undefined) : raw.split(",").map((entry) => entry.trim()).filter(Boolean);
+
 /** The flags as the API's request fields, so that the one set of key rules in core judges both. */
 const asRequestFields = (flags: KeyFlags): Record<string, unknown> => ({
   name: flags.name,
@@ -42,6 +52,9 @@ const asRequestFields = (flags: KeyFlags): Record<string, unknown> => ({
   creditLimitUsd: flagNumber(flags.creditLimit),
   rateLimitUsdPerHour: flagNumber(flags.usdPerHour),
   rateLimitRequestsPerHour: flagNumber(flags.requestsPerHour),
+  allowedModels: flagList(flags.models),
+  allowedIps: flagList(flags.ips),
+  management: flags.management,
 });
 
 function accepted<T>(parsed: Parsed<T>): T {
@@ -62,7 +75,9 @@ const limitFlags = (command: Command, clearable: boolean): Command => {
     .option("--expires <iso>", `expiry, ISO 8601 with a time zone${clear}`)
     .option("--credit-limit <usd>", `lifetime spend cap in USD${clear}`)
     .option("--usd-per-hour <usd>", `hourly spend ceiling in USD${clear}`)
-    .option("--requests-per-hour <n>", `hourly request ceiling${clear}`);
+    .option("--requests-per-hour <n>", `hourly request ceiling${clear}`)
+    .option("--models <ids>", `the only catalog models the key may use, comma-separated${clear}`)
+    .option("--ips <ranges>", `the only addresses or CIDR ranges it may be used from, comma-separated${clear}`);
 };
 
 export function registerKeys(program: Command, output: () => Output): void {
@@ -70,12 +85,16 @@ export function registerKeys(program: Command, output: () => Output): void {
 
   limitFlags(keys.command("create").description("issue a key; its secret is printed once"), false)
     .requiredOption("--email <email>", "the owner's e-mail")
+    .option("--management", "a management key (gw-mgmt-…) for the account endpoints, instead of an API key")
     .action(async (opts: KeyFlags & { email: string }) =>
       withStore({}, async ({ store }) => {
         const account = await requireAccount(store, opts.email);
         const now = Date.now();
-        const fields = accepted(parseNewKey(asRequestFields(opts), now));
-        const { key, secret } = await issueKey(store, { accountId: account.id, fields, origin: "cli", now, ip: OPERATOR.ip });
+        const request = asRequestFields(opts);
+        const fields = accepted(parseNewKey(request, now));
+        const kind = accepted(parseKeyKind(request, fields));
+        accepted(await knownModels(fields.allowedModels, store));
+        const { key, secret } = await issueKey(store, { accountId: account.id, fields, kind, origin: "cli", now, ip: OPERATOR.ip });
         const created = { id: key.id, ...keyCreatedView(key, secret) };
         printResult(output(), created, `${secret}\nkey ${key.id} ("${key.name}") for ${account.email}. ${created.message}`);
       }),
@@ -98,6 +117,8 @@ export function registerKeys(program: Command, output: () => Output): void {
           "credit limit USD": (k) => k.creditLimitUsd ?? "-",
           "USD/hour": (k) => k.rateLimitUsdPerHour ?? "-",
           "requests/hour": (k) => k.rateLimitRequestsPerHour ?? "-",
+          models: (k) => (k.management ? "management key" : k.allowedModels?.join(",") ?? "any"),
+          IPs: (k) => k.allowedIps?.join(",") ?? "any",
           requests: (k) => k.total_requests,
           "spend USD": (k) => k.total_spend_usd,
         });
@@ -132,6 +153,7 @@ export function registerKeys(program: Command, output: () => Output): void {
       withStore({}, async ({ store }) => {
         const now = Date.now();
         const change = accepted(parseKeyChange(asRequestFields(opts), now));
+        accepted(await knownModels(change.allowedModels, store));
         const key = await store.updateKey((await requireKey(store, id)).accountId, id, change);
         if (!key) throw new CliError(`no key with id "${id}"`);
         printResult(output(), keyListView(key, now), `key ${id} updated`);

@@ -4,6 +4,7 @@
 import type { Model } from "../catalog.ts";
 import { AppError, isAppError } from "../errors.ts";
 import type { ReservationPolicy } from "../billing/reservation.ts";
+import { accessRefusal } from "../keys/allowlist.ts";
 import { keyRefusal, type Caller } from "../keys/auth.ts";
 import type { Admission } from "../store.ts";
 import { BillingSession, type BillingPorts } from "./billing.ts";
@@ -44,6 +45,8 @@ export interface ChatCall {
   chargeWhenGone: boolean;
   /** The key, already found and authenticated by a door that needed its account before admission. */
   authenticated?: Caller;
+  /** The client's address, as a key's IP allowlist judges it; asked only for a key that has one. */
+  clientIp(): string;
 }
 
 export interface Admitted {
@@ -68,11 +71,13 @@ async function resolveModel(ports: ChatPorts, id: string): Promise<Model> {
  * Authenticates the request's key and reserves `admission`: in one round trip where the store
  * can (`admitByKey`), else the key found (or as the door found it) and then `reserve`, which
  * words any refusal (402, 429).
- * Throws the key's 401 or 403 first.
+ * Throws the key's 401 or 403 first, then the 403 of its allowlists.
  */
 async function admit(ports: ChatPorts, call: ChatCall, admission: Admission): Promise<{ caller: Caller; reservationId: string }> {
   const { found, reservationId } = call.authenticated ? { found: call.authenticated, reservationId: null } : await ports.store.admitByKey(call.keyHash, admission);
-  const refusal = keyRefusal(found, call.startedAt);
+  // A key with allowlists is never held for in the same round trip (`isRestricted`): what it may
+  // do is judged here, before anything is reserved.
+  const refusal = keyRefusal(found, call.startedAt) ?? accessRefusal((found as Caller).key, admission.model, call.clientIp);
   if (refusal) {
     // The store holds only for a key that may be used, judging the account by its row as
     // locked and this by the row as first read: an account unbanned in between is held for

@@ -16,7 +16,9 @@ export interface Caller {
 
 /** The 401 (unknown, revoked or expired key) or 403 (deleted or banned account) a request with this key gets; null when it may go on. */
 export function keyRefusal(found: Caller | null, now: number): AppError | null {
-  if (!found) return new AppError("authentication_error", "Invalid API key");
+  // A management key's hash is never presented here (its shape is refused first), but a key
+  // that is not an API key must not pass whatever way it came.
+  if (!found || found.key.kind !== "api") return new AppError("authentication_error", "Invalid API key");
   const status = keyStatus(found.key, now);
   if (status === "revoked") return new AppError("authentication_error", "API key has been revoked");
   if (status === "expired") return new AppError("authentication_error", "API key has expired");

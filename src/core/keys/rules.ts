@@ -1,9 +1,11 @@
 import { usdNumber } from "../accounts/state.ts";
 import type { AuditStore } from "../accounts/audit.ts";
 import { AppError, MESSAGES } from "../errors.ts";
-import { generateKeySecret, hashKey, keyPrefix, keyStatus } from "./secret.ts";
+import { parseAllowedIps, parseAllowedModels } from "./allowlist.ts";
+import { generateKeySecret, hashKey, keyPrefix, keyStatus, MANAGEMENT_KEY_PREFIX } from "./secret.ts";
 import { formatUsd, NANOS_PER_USD, parseUsd, type Nanos } from "../money.ts";
-import type { ApiKey, KeyChange, KeyManagementStore, KeyStore, NewKey } from "../store.ts";
+import type { KeyKind } from "../entities.ts";
+import type { ApiKey, KeyChange, KeyManagementStore, KeyStore, ModelStore, NewKey } from "../store.ts";
 
 const DEFAULT_KEY_NAME = "Default Key";
 const NAME_MAX_LENGTH = 100;
@@ -18,13 +20,15 @@ const KEY_SHOWN_ONCE = "Store this key now: it is shown only once and cannot be 
 export const KEY_ROTATED = "The old key no longer works. Store the new key now: it is shown only once.";
 
 /** The request fields of a key, by their wire names. */
-const KEY_FIELDS = ["name", "expiresAt", "creditLimitUsd", "rateLimitUsdPerHour", "rateLimitRequestsPerHour"] as const;
+const KEY_FIELDS = [
+  "name", "expiresAt", "creditLimitUsd", "rateLimitUsdPerHour", "rateLimitRequestsPerHour", "allowedModels", "allowedIps",
+] as const;
 export type KeyField = (typeof KEY_FIELDS)[number];
 
-type KeyFields = { [K in keyof KeyChange]-?: Exclude<KeyChange[K], undefined> };
+export type KeyFields = { [K in keyof KeyChange]-?: Exclude<KeyChange[K], undefined> };
 
 /** A parsed value, or the field that was refused and why ("must be in the future"). */
-export type Parsed<T> = { ok: true; value: T } | { ok: false; field: KeyField; reason: string };
+export type Parsed<T> = { ok: true; value: T } | { ok: false; field: KeyField | "management"; reason: string };
 
 type Rule = (value: unknown, now: number) => { value: unknown } | { reason: string };
 
@@ -77,6 +81,8 @@ const RULES: Record<KeyField, Rule> = {
     if (value > MAX_REQUESTS_PER_HOUR) return { reason: `must be at most ${MAX_REQUESTS_PER_HOUR}` };
     return { value };
   },
+  allowedModels: parseAllowedModels,
+  allowedIps: parseAllowedIps,
 };
 
 const CHANGE_PROPERTY = {
@@ -85,6 +91,8 @@ const CHANGE_PROPERTY = {
   creditLimitUsd: "creditLimit",
   rateLimitUsdPerHour: "usdPerHour",
   rateLimitRequestsPerHour: "requestsPerHour",
+  allowedModels: "allowedModels",
+  allowedIps: "allowedIps",
 } as const satisfies Record<KeyField, keyof KeyChange>;
 
 /**
@@ -112,8 +120,33 @@ export function parseNewKey(body: Record<string, unknown>, now: number): Parsed<
   const present = Object.fromEntries(Object.entries(body).filter(([, value]) => value !== null));
   const parsed = parseKeyChange(present, now);
   if (!parsed.ok) return parsed;
-  const { name = DEFAULT_KEY_NAME, expiresAt = null, creditLimit = null, usdPerHour = null, requestsPerHour = null } = parsed.value;
-  return { ok: true, value: { name, expiresAt, creditLimit, usdPerHour, requestsPerHour } };
+  const {
+    name = DEFAULT_KEY_NAME, expiresAt = null, creditLimit = null, usdPerHour = null, requestsPerHour = null,
+    allowedModels = null, allowedIps = null,
+  } = parsed.value;
+  return { ok: true, value: { name, expiresAt, creditLimit, usdPerHour, requestsPerHour, allowedModels, allowedIps } };
+}
+
+/** An allowlist naming a model the catalog does not have (enabled or not) is a mistake the caller should hear about. */
+export async function knownModels(models: string[] | null | undefined, store: Pick<ModelStore, "listModels">): Promise<Parsed<null>> {
+  if (!models) return { ok: true, value: null };
+  const catalog = new Set((await store.listModels({ includeDisabled: true })).map((model) => model.id));
+  const unknown = models.find((id) => !catalog.has(id));
+  return unknown === undefined ? { ok: true, value: null } : { ok: false, field: "allowedModels", reason: `names \`${unknown}\`, which is not a catalog model` };
+}
+
+/**
+ * `management: true` asks for a management key; absent, null or false for an API key. A
+ * management key spends nothing, so the spending limits and allowlists do not apply to it.
+ */
+export function parseKeyKind(body: Record<string, unknown>, fields: KeyFields): Parsed<KeyKind> {
+  const { management } = body;
+  if (management === undefined || management === null || management === false) return { ok: true, value: "api" };
+  if (management !== true) return { ok: false, field: "management", reason: "must be true or false" };
+  const spending = (["creditLimitUsd", "rateLimitUsdPerHour", "rateLimitRequestsPerHour", "allowedModels", "allowedIps"] as const)
+    .find((field) => fields[CHANGE_PROPERTY[field]] !== null);
+  if (spending) return { ok: false, field: spending, reason: "does not apply to a management key" };
+  return { ok: true, value: "management" };
 }
 
 const iso = (ms: number | null): string | null => (ms === null ? null : new Date(ms).toISOString());
@@ -133,7 +166,20 @@ export const keyListView = (key: ApiKey, now: number) => ({
   rateLimitRequestsPerHour: key.requestsPerHour,
   total_requests: key.totalRequests,
   total_spend_usd: formatUsd(key.totalSpend, 6),
+  ...restrictions(key, "allowedModels", "allowedIps"),
 });
+
+/**
+ * What DESIGN adds to the spec's key records, present only when set: a plain API key's
+ * records stay exactly the spec's. Absent allowlists allow everything.
+ */
+function restrictions<M extends string, I extends string>(key: ApiKey, models: M, ips: I) {
+  return {
+    ...(key.allowedModels === null ? {} : { [models]: key.allowedModels }),
+    ...(key.allowedIps === null ? {} : { [ips]: key.allowedIps }),
+    ...(key.kind === "management" ? { management: true } : {}),
+  } as Partial<Record<M | I, string[]> & { management: true }>;
+}
 
 const numberOrNull = (amount: Nanos | null): number | null => (amount === null ? null : usdNumber(amount));
 
@@ -145,22 +191,31 @@ export const keyCreatedView = (key: ApiKey, secret: string) => ({
   credit_limit_usd: numberOrNull(key.creditLimit),
   rate_limit_usd_per_hour: numberOrNull(key.usdPerHour),
   rate_limit_requests_per_hour: key.requestsPerHour,
+  ...restrictions(key, "allowed_models", "allowed_ips"),
   message: KEY_SHOWN_ONCE,
 });
 
-/** A fresh secret, and what is stored of it. */
-function mintKey(): { secret: string; prefix: string; hash: string } {
-  const secret = generateKeySecret();
+/** A fresh secret of the kind, and what is stored of it. */
+function mintKey(kind: KeyKind): { secret: string; prefix: string; hash: string } {
+  const secret = generateKeySecret(undefined, kind === "management" ? MANAGEMENT_KEY_PREFIX : undefined);
   return { secret, prefix: keyPrefix(secret), hash: hashKey(secret) };
 }
 
-/** Who acted on a key, for the audit log: the dashboard user's IP, or null for the operator's CLI. */
-export type KeyActor = { ip: string | null };
+/**
+ * Who acted on a key, for the audit log: the caller's IP (null for the operator's CLI) and,
+ * when a script acted with a management key, that key.
+ */
+export type KeyActor = { ip: string | null; managementKey?: Pick<ApiKey, "name" | "prefix"> };
+
+const actedBy = (actor: KeyActor): string => {
+  if (actor.managementKey) return `with management key "${actor.managementKey.name}" (${actor.managementKey.prefix}…)`;
+  return actor.ip === null ? "by the operator" : "from the dashboard";
+};
 
 const keyAudit = (store: AuditStore, type: "key_created" | "key_rotated" | "key_revoked", key: ApiKey, actor: KeyActor, now: number) =>
   store.recordAudit({
     accountId: key.accountId, type, ip: actor.ip, at: now,
-    detail: `"${key.name}" (${key.prefix}…) ${actor.ip === null ? "by the operator" : "from the dashboard"}`,
+    detail: `${key.kind === "management" ? "management key " : ""}"${key.name}" (${key.prefix}…) ${actedBy(actor)}`,
   });
 
 /**
@@ -169,10 +224,10 @@ const keyAudit = (store: AuditStore, type: "key_created" | "key_rotated" | "key_
  */
 export async function issueKey(
   store: KeyStore & KeyManagementStore & AuditStore,
-  input: { accountId: string; fields: KeyFields; origin: "dashboard" | "cli"; now: number } & KeyActor,
+  input: { accountId: string; fields: KeyFields; kind: KeyKind; origin: "dashboard" | "cli"; now: number } & KeyActor,
 ): Promise<{ key: ApiKey; secret: string }> {
-  const { secret, prefix, hash } = mintKey();
-  const newKey: NewKey = { accountId: input.accountId, ...input.fields, prefix, hash, origin: input.origin, now: input.now };
+  const { secret, prefix, hash } = mintKey(input.kind);
+  const newKey: NewKey = { accountId: input.accountId, ...input.fields, kind: input.kind, prefix, hash, origin: input.origin, now: input.now };
   const result = input.origin === "cli" ? { created: await store.createKey(newKey) } : await store.createKeyWithinLimit(newKey, KEY_GENERATION_LIMIT);
   if ("retryAfterSeconds" in result) {
     throw new AppError("rate_limit_error", MESSAGES.keyRateLimited, { retryAfterSeconds: result.retryAfterSeconds });
@@ -189,7 +244,8 @@ export async function rotateKey(
   now: number,
   actor: KeyActor,
 ): Promise<{ key: ApiKey; secret: string }> {
-  const { secret, prefix, hash } = mintKey();
+  const existing = await store.findKey(keyId);
+  const { secret, prefix, hash } = mintKey(existing?.kind ?? "api");
   const outcome = await store.rotateKey(accountId, keyId, { prefix, hash }, now);
   if ("rotated" in outcome) {
     await keyAudit(store, "key_rotated", outcome.rotated, actor, now);

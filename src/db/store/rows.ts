@@ -29,7 +29,7 @@ export const toAccount = (r: typeof accounts.$inferSelect): Account => ({
 export const accountFromRow = (row: Row): Account => toAccount(record(accounts, row));
 
 export const KEY_COLUMNS = `id, account_id, name, prefix, created_at, last_used_at, expires_at, revoked_at,
-  credit_limit_nanos, usd_per_hour_nanos, requests_per_hour, total_requests, total_spend_nanos`;
+  credit_limit_nanos, usd_per_hour_nanos, requests_per_hour, total_requests, total_spend_nanos, kind, allowed_models, allowed_ips`;
 
 /** A key's record as the API-key entity. */
 export const toKey = (r: typeof apiKeys.$inferSelect): ApiKey => ({
@@ -46,4 +46,18 @@ export const toKey = (r: typeof apiKeys.$inferSelect): ApiKey => ({
   requestsPerHour: r.requestsPerHour,
   totalRequests: r.totalRequests,
   totalSpend: r.totalSpendNanos,
+  kind: r.kind === "management" ? "management" : "api",
+  allowedModels: listOrNull(r.allowedModels),
+  allowedIps: listOrNull(r.allowedIps),
 });
+
+/** A JSON array column: null (or an empty list) is no restriction. */
+const listOrNull = (column: string | null): string[] | null => {
+  if (column === null) return null;
+  const list = JSON.parse(column) as string[];
+  return list.length > 0 ? list : null;
+};
+
+/** The column of a list: null for none. */
+export const listColumn = (list: string[] | null | undefined): string | null | undefined =>
+  list === undefined ? undefined : list === null || list.length === 0 ? null : JSON.stringify(list);

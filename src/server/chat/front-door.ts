@@ -9,6 +9,7 @@ import { AppError, isAppError } from "../../core/errors.ts";
 import type { Store } from "../../core/ports.ts";
 import { authenticateApiKey, presentedKeyHash } from "../api-key.ts";
 import { readJsonBody } from "../body.ts";
+import { clientIp, type PeerSource } from "../client-ip.ts";
 import type { CatalogCache } from "../catalog-cache.ts";
 import { chatError } from "../http.ts";
 import { withFields, type Logger } from "../log.ts";
@@ -115,6 +116,7 @@ export async function pipelineRequest(
   leases: LeaseKeeper,
   record: RequestRecord,
   door: Door,
+  clientIp: () => string,
 ): Promise<PipelineRequest> {
   const { config, now } = deps;
   const log = requestLog(deps, record);
@@ -149,22 +151,26 @@ export async function pipelineRequest(
     observer: record,
     signal: upstream.signal,
     chargeWhenGone: config.streamDisconnectPolicy === "charge",
+    clientIp,
   };
   const detach = () => request.signal.removeEventListener("abort", onClientGone);
   return { body, ports, call, client: { upstream, detach }, guard: (work) => guarded(work, log, deadlineMs) };
 }
 
-type Serve = (request: Request, deps: ChatDeps & { provider: ChatProvider }, leases: LeaseKeeper, record: RequestRecord, door: Door) => Promise<Response>;
+type Serve = (
+  request: Request, deps: ChatDeps & { provider: ChatProvider }, leases: LeaseKeeper, record: RequestRecord, door: Door, clientIp: () => string,
+) => Promise<Response>;
 
 /** A front door's handler: its request served, its failures rendered in the door's error shape. */
 export const pipelineHandler =
   (serve: Serve, deps: ChatDeps & { provider: ChatProvider }, leases: LeaseKeeper, door: Door) =>
-  async ({ request }: { request: Request }): Promise<Response> => {
+  async ({ request, server }: { request: Request; server: PeerSource }): Promise<Response> => {
     const record = requestRecord(request);
+    const peer = () => clientIp(request, server, deps.config.trustProxy);
     try {
-      return await serve(request, deps, leases, record, door);
+      return await serve(request, deps, leases, record, door, peer);
     } catch (error) {
-      const failure = await toldFirst(error, request, deps, record, door);
+      const failure = await toldFirst(error, request, deps, record, door, peer);
       if (isAppError(failure)) return door.renderError(failure, record.id);
       deps.log.error("unhandled error on the chat path", { requestId: record.id, error: failure });
       return door.renderError(new AppError("internal", "Internal server error"), record.id);
@@ -180,10 +186,10 @@ const KEY_LOOKUP_WOULD_NOT_CHANGE = new Set(["authentication_error", "permission
  * the key (a malformed body, an unknown model, …) has its key looked up now, and a refusal of
  * the key is told instead.
  */
-async function toldFirst(error: unknown, request: Request, deps: ChatDeps, record: RequestRecord, door: Door): Promise<unknown> {
+async function toldFirst(error: unknown, request: Request, deps: ChatDeps, record: RequestRecord, door: Door, clientIp: () => string): Promise<unknown> {
   if (record.accountId !== undefined || (isAppError(error) && KEY_LOOKUP_WOULD_NOT_CHANGE.has(error.kind))) return error;
   try {
-    const lookup = authenticateApiKey(deps.store, door.authorization(request), deps.now());
+    const lookup = authenticateApiKey(deps.store, door.authorization(request), deps.now(), { model: null, clientIp });
     record.identify(await guarded(lookup, requestLog(deps, record), databaseDeadline(deps.config)));
     return error;
   } catch (refusal) {

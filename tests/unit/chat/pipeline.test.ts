@@ -47,6 +47,7 @@ function setup(catalog: Model[] = [model("gpt-4.1"), model("gpt-5"), model("deep
   const controller = new AbortController();
   const call = (body: Record<string, unknown>, bodyBytes = 193): ChatCall => ({
     keyHash: "hash-of-key-1",
+    clientIp: () => "203.0.113.7",
     request: parseChatRequest(body),
     bodyBytes,
     policy: { maxConcurrentRequests: 3, dashboardUrl: "https://dashboard.example" },

@@ -55,6 +55,7 @@ test("an open stream does not hold its admitted request, prompt and all", async 
   const open = async () => {
     const admitted = await admitChat(ports, {
       keyHash: "hash-of-key-1",
+      clientIp: () => "203.0.113.7",
       request: parseChatRequest({ model: "gpt-4.1", stream: true, messages: [{ role: "user", content: "a long prompt ".repeat(1000) }] }),
       bodyBytes: 14_100,
       policy: { maxConcurrentRequests: 3, dashboardUrl: "https://dashboard.example" },

@@ -7,7 +7,9 @@ const NOW = Date.parse("2026-06-01T12:00:00Z");
 
 describe("parseNewKey", () => {
   test("defaults to the name Default Key, no expiry and no limits", () => {
-    const defaults = { name: "Default Key", expiresAt: null, creditLimit: null, usdPerHour: null, requestsPerHour: null };
+    const defaults = {
+      name: "Default Key", expiresAt: null, creditLimit: null, usdPerHour: null, requestsPerHour: null, allowedModels: null, allowedIps: null,
+    };
     expect(parseNewKey({}, NOW)).toEqual({ ok: true, value: defaults });
     expect(parseNewKey({ name: null, expiresAt: null, creditLimitUsd: null }, NOW)).toEqual({ ok: true, value: defaults });
   });
@@ -21,6 +23,8 @@ describe("parseNewKey", () => {
           creditLimitUsd: 12.345678,
           rateLimitUsdPerHour: 0.1,
           rateLimitRequestsPerHour: 60,
+          allowedModels: ["gpt-4.1", "deepseek-chat", "gpt-4.1"],
+          allowedIps: ["10.1.2.3/8", "2001:db8::1"],
           unknown: "ignored",
         },
         NOW,
@@ -33,6 +37,8 @@ describe("parseNewKey", () => {
         creditLimit: nanos(12_345_678_000n),
         usdPerHour: nanos(100_000_000n),
         requestsPerHour: 60,
+        allowedModels: ["gpt-4.1", "deepseek-chat"],
+        allowedIps: ["10.0.0.0/8", "2001:db8::1/128"],
       },
     });
   });
@@ -98,6 +104,9 @@ const KEY: ApiKey = {
   requestsPerHour: null,
   totalRequests: 0,
   totalSpend: nanos(0),
+  kind: "api",
+  allowedModels: null,
+  allowedIps: null,
 };
 
 describe("keyListView", () => {
@@ -116,6 +125,9 @@ describe("keyListView", () => {
       total_requests: 0,
       total_spend_usd: "0.000000",
     });
+    const restricted = { ...KEY, allowedModels: ["gpt-4.1"], allowedIps: ["10.0.0.0/8"] };
+    expect(keyListView(restricted, NOW)).toMatchObject({ allowedModels: ["gpt-4.1"], allowedIps: ["10.0.0.0/8"] });
+    expect(keyListView({ ...KEY, kind: "management" }, NOW)).toMatchObject({ management: true });
   });
 
   test("formats set values", () => {

@@ -1,3 +1,4 @@
+import { isRestricted } from "../../../core/keys/allowlist.ts";
 import { keyRefusal } from "../../../core/keys/auth.ts";
 import type { Admission, BillingStore, KeyAdmission } from "../../../core/store.ts";
 import { batched } from "../../batched.ts";
@@ -12,7 +13,7 @@ import { hasKeyLimits } from "./reserve.ts";
  * Postgres, one request alone: the key found by its hash and, when `keyRefusal` would let it
  * through and nothing but the balance and the concurrency limit can refuse it, the reservation
  * held, in one statement and so one round trip (the lookup alone was ~160 µs of a lone
- * request's time). The conditions on the key repeat `keyRefusal`'s and `hasKeyLimits`'s; those on
+ * request's time). The conditions on the key repeat `keyRefusal`'s, `hasKeyLimits`'s and `isRestricted`'s; those on
  * the account are read from its row as locked, as `admitMany` reads them. Returns the key's row
  * as the lookup does (none when unknown) and whether it was admitted.
  */
@@ -23,6 +24,7 @@ const ADMIT_ALONE = `WITH ${ASYNC_COMMIT},
        FROM found k WHERE a.id = k.account_id
          AND k.revoked_at IS NULL AND (k.expires_at IS NULL OR k.expires_at >= $3::bigint)
          AND k.credit_limit_nanos IS NULL AND k.usd_per_hour_nanos IS NULL AND k.requests_per_hour IS NULL
+         AND k.allowed_models IS NULL AND k.allowed_ips IS NULL AND k.kind = 'api'
          AND a.deleted_at IS NULL AND a.banned_at IS NULL AND a.spend_limit_nanos IS NULL
          AND a.inflight + 1 <= $4::bigint AND a.balance_nanos - a.reserved_nanos >= $2::bigint
        RETURNING a.id),
@@ -55,7 +57,8 @@ function* admitBatch(items: Asked[]): Work<KeyAdmission[]> {
   const keys = yield* findKeysByHash(items.map((item) => item.keyHash));
   const admissible = items.flatMap(({ admission }, i) => {
     const caller = keys[i] ?? null;
-    return caller && !keyRefusal(caller, admission.now) && !hasKeyLimits(caller.key) ? [{ i, reservation: { ...admission, ...caller } }] : [];
+    const plain = caller && !keyRefusal(caller, admission.now) && !hasKeyLimits(caller.key) && !isRestricted(caller.key);
+    return plain ? [{ i, reservation: { ...admission, ...caller } }] : [];
   });
   const ids = admissible.length > 0 ? yield* admitMany(admissible.map((a) => a.reservation)) : [];
   const admitted = new Map(admissible.map((a, n) => [a.i, ids[n] ?? null]));

@@ -8,13 +8,14 @@ import { int, type Work } from "../../sql.ts";
 import { build, query, records } from "../../typed.ts";
 import { keyLookup } from "./lookup.ts";
 import { lockScope } from "../accounts/rate-limits.ts";
-import { toKey } from "../rows.ts";
+import { listColumn, toKey } from "../rows.ts";
 
 function* createKey(input: NewKey): Work<ApiKey> {
   const [created] = yield* records(apiKeys, build.insert(apiKeys).values({
     id: Bun.randomUUIDv7(), accountId: input.accountId, name: input.name, prefix: input.prefix, hash: input.hash,
     origin: input.origin, createdAt: input.now, expiresAt: input.expiresAt, creditLimitNanos: input.creditLimit,
-    usdPerHourNanos: input.usdPerHour, requestsPerHour: input.requestsPerHour,
+    usdPerHourNanos: input.usdPerHour, requestsPerHour: input.requestsPerHour, kind: input.kind,
+    allowedModels: listColumn(input.allowedModels), allowedIps: listColumn(input.allowedIps),
   }).returning());
   if (!created) throw new Error("key insert returned no row");
   return toKey(created);
@@ -60,6 +61,7 @@ function* updateKey(accountId: string, id: string, change: KeyChange): Work<ApiK
   const set = {
     name: change.name, expiresAt: change.expiresAt, creditLimitNanos: change.creditLimit,
     usdPerHourNanos: change.usdPerHour, requestsPerHour: change.requestsPerHour,
+    allowedModels: listColumn(change.allowedModels), allowedIps: listColumn(change.allowedIps),
   };
   // drizzle leaves out the fields that are undefined, and refuses an UPDATE with none.
   if (Object.values(set).every((value) => value === undefined)) return yield* ownKey(id, accountId);
@@ -85,7 +87,8 @@ function* rotateKey(accountId: string, id: string, replacement: { prefix: string
   if (revoked.length === 0) return { refused: "not_found" };
   const rotated = yield* createKey({
     accountId, name: key.name, ...replacement, origin: "rotation", expiresAt: key.expiresAt,
-    creditLimit: key.creditLimit, usdPerHour: key.usdPerHour, requestsPerHour: key.requestsPerHour, now,
+    creditLimit: key.creditLimit, usdPerHour: key.usdPerHour, requestsPerHour: key.requestsPerHour,
+    kind: key.kind, allowedModels: key.allowedModels, allowedIps: key.allowedIps, now,
   });
   return { rotated };
 }

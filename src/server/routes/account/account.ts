@@ -4,11 +4,11 @@ import { signedInAccount } from "../../../core/accounts/sign-in.ts";
 import { MESSAGES } from "../../../core/errors.ts";
 import type { AppDeps } from "../../deps.ts";
 import { json, methodNotAllowed, plainError } from "../../http.ts";
-import { sessionPlugin } from "../../session.ts";
+import { accountCallerPlugin } from "../../session.ts";
 
 /** `GET /account`: the signed-in account's e-mail, balance and settings. */
 export const accountRoutes = (deps: AppDeps) =>
   new Elysia({ name: "account" })
     .all("/account", methodNotAllowed(plainError, "GET"))
-    .use(sessionPlugin(deps))
+    .use(accountCallerPlugin(deps))
     .get("/account", ({ session }) => json(accountView(signedInAccount(session, MESSAGES.accountNotFound))));

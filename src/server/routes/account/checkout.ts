@@ -6,7 +6,7 @@ import type { AppDeps } from "../../deps.ts";
 import { json, methodNotAllowed, plainError } from "../../http.ts";
 import { readObjectBody } from "../../object-body.ts";
 import { stripeCheckout, stripeClient } from "../../payments/stripe.ts";
-import { sessionPlugin } from "../../session.ts";
+import { accountCallerPlugin } from "../../session.ts";
 
 /** `POST /checkout {packId}`: a Stripe Checkout Session for a credit pack, answered `{url, sessionId}`. */
 export const checkoutRoutes = (deps: AppDeps) => {
@@ -21,7 +21,7 @@ export const checkoutRoutes = (deps: AppDeps) => {
   };
   return new Elysia({ name: "checkout" })
     .all("/checkout", methodNotAllowed(plainError, "POST"))
-    .use(sessionPlugin(deps))
+    .use(accountCallerPlugin(deps))
     .post(
       "/checkout",
       async ({ session, request }) => {

@@ -9,7 +9,8 @@ import { purchaseList } from "../../../core/checkout/purchases.ts";
 import { parseUsageFilter } from "../../../core/usage/filter.ts";
 import type { AppDeps } from "../../deps.ts";
 import { json, methodNotAllowed, plainError } from "../../http.ts";
-import { sessionPlugin, type Session } from "../../session.ts";
+import { accountCallerPlugin } from "../../session.ts";
+import { assertPerson, type AccountCaller } from "../../../core/keys/management.ts";
 
 const READS = ["/account/usage", "/account/spend", "/account/spend/models", "/account/purchases", "/account/audit"];
 
@@ -19,11 +20,11 @@ const READS = ["/account/usage", "/account/spend", "/account/spend/models", "/ac
  */
 export const dashboardApiRoutes = (deps: AppDeps) => {
   const { store, now } = deps;
-  const account = (session: Session) => signedInAccount(session, MESSAGES.accountNotFound);
+  const account = (session: AccountCaller) => signedInAccount(session, MESSAGES.accountNotFound);
   const app = new Elysia({ name: "dashboard-api" });
   for (const path of READS) app.all(path, methodNotAllowed(plainError, "GET"));
   return app
-    .use(sessionPlugin(deps))
+    .use(accountCallerPlugin(deps))
     .get("/account/usage", async ({ session, query }) => {
       const { id } = account(session);
       return json(await usagePage(store, id, parseUsagePage(query.page), parseUsageFilter(query)));
@@ -36,6 +37,7 @@ export const dashboardApiRoutes = (deps: AppDeps) => {
     .get("/account/purchases", async ({ session }) => json(await purchaseList(store, account(session).id)))
     // The account's own security events, newest first: `{page, hasMore, events}`.
     .get("/account/audit", async ({ session, query }) => {
+      assertPerson(session);
       const { id } = account(session);
       return json(await auditPage(store, id, parseAuditPage(query.page)));
     });

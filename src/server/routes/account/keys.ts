@@ -1,29 +1,43 @@
 import { Elysia } from "elysia";
 import { signedInAccount } from "../../../core/accounts/sign-in.ts";
 import { AppError, MESSAGES } from "../../../core/errors.ts";
+import { assertMayIssue, visibleTo, type AccountCaller } from "../../../core/keys/management.ts";
 import {
-  issueKey, KEY_ROTATED, keyCreatedView, keyListView, parseKeyChange, parseNewKey, revokeKey, rotateKey, type Parsed,
+  issueKey, KEY_ROTATED, keyCreatedView, keyListView, knownModels, parseKeyChange, parseKeyKind, parseNewKey, revokeKey, rotateKey,
+  type KeyActor, type Parsed,
 } from "../../../core/keys/rules.ts";
 import type { AppDeps } from "../../deps.ts";
 import { clientIp } from "../../client-ip.ts";
 import { json, methodNotAllowed, plainError } from "../../http.ts";
 import { readObjectBody } from "../../object-body.ts";
-import { sessionPlugin, type Session } from "../../session.ts";
+import { accountCallerPlugin } from "../../session.ts";
 
 /** The spec's key validation error: `{ error: "validation error", message: "<field> <why>" }`. */
 const validationError = (refused: Extract<Parsed<unknown>, { ok: false }>) =>
   json({ error: MESSAGES.keyValidation, message: `${refused.field} ${refused.reason}` }, 400);
 
-/** The dashboard's API keys: generate, list, edit, rotate, revoke. Another user's key is treated as missing. */
+/**
+ * The dashboard's API keys: generate, list, edit, rotate, revoke; by a session or a management
+ * key, which sees and acts on the account's API keys only. Another user's key is treated as missing.
+ */
 export const keyRoutes = (deps: AppDeps) => {
   const { store, now, config } = deps;
-  const account = (session: Session) => signedInAccount(session, MESSAGES.accountNotFound);
-  const actor = (request: Request, server: Parameters<typeof clientIp>[1]) => ({ ip: clientIp(request, server, config.trustProxy) });
+  const account = (caller: AccountCaller) => signedInAccount(caller, MESSAGES.accountNotFound);
+  type Server = Parameters<typeof clientIp>[1];
+  const actor = (caller: AccountCaller, request: Request, server: Server): KeyActor =>
+    ({ ip: clientIp(request, server, config.trustProxy), managementKey: caller.managementKey ?? undefined });
+  /** The caller's account and the id of one of its keys that the caller may act on; null when it may not. */
+  const ownKeyId = async (caller: AccountCaller, keyId: string): Promise<string | null> => {
+    if (caller.managementKey === null) return keyId;
+    const key = await store.findKey(keyId);
+    return key && visibleTo(caller)(key) ? keyId : null;
+  };
 
-  type RevokeContext = { session: Session; params: { keyId: string }; request: Request; server: Parameters<typeof clientIp>[1] };
-  const revoke = async ({ session, params, request, server }: RevokeContext) => {
+  type KeyContext = { session: AccountCaller; params: { keyId: string }; request: Request; server: Server };
+  const revoke = async ({ session, params, request, server }: KeyContext) => {
     const at = now();
-    const key = await revokeKey(store, account(session).id, params.keyId, at, actor(request, server));
+    const keyId = await ownKeyId(session, params.keyId);
+    const key = keyId === null ? null : await revokeKey(store, account(session).id, keyId, at, actor(session, request, server));
     if (!key) throw new AppError("not_found", MESSAGES.keyNotFound);
     return json(keyListView(key, at));
   };
@@ -33,23 +47,29 @@ export const keyRoutes = (deps: AppDeps) => {
     .all("/keys/:keyId", methodNotAllowed(plainError, "PATCH, DELETE"))
     .all("/keys/:keyId/rotate", methodNotAllowed(plainError, "POST"))
     .all("/keys/:keyId/revoke", methodNotAllowed(plainError, "DELETE"))
-    .use(sessionPlugin(deps))
+    .use(accountCallerPlugin(deps))
     .post(
       "/keys/generate",
       async ({ session, request, server }) => {
         const owner = account(session);
         const at = now();
-        const parsed = parseNewKey(await readObjectBody(request), at);
+        const body = await readObjectBody(request);
+        const parsed = parseNewKey(body, at);
         if (!parsed.ok) return validationError(parsed);
-        const input = { accountId: owner.id, fields: parsed.value, origin: "dashboard" as const, now: at, ...actor(request, server) };
-        const { key, secret } = await issueKey(store, input);
+        const kind = parseKeyKind(body, parsed.value);
+        if (!kind.ok) return validationError(kind);
+        const models = await knownModels(parsed.value.allowedModels, store);
+        if (!models.ok) return validationError(models);
+        assertMayIssue(session, kind.value);
+        const input = { accountId: owner.id, fields: parsed.value, kind: kind.value, origin: "dashboard" as const, now: at };
+        const { key, secret } = await issueKey(store, { ...input, ...actor(session, request, server) });
         return json(keyCreatedView(key, secret));
       },
       { parse: "none" },
     )
     .get("/keys/generate", async ({ session }) => {
       const at = now();
-      const keys = await store.listKeys(account(session).id);
+      const keys = (await store.listKeys(account(session).id)).filter(visibleTo(session));
       return json({ keys: keys.map((key) => keyListView(key, at)) });
     })
     .patch(
@@ -59,14 +79,19 @@ export const keyRoutes = (deps: AppDeps) => {
         const at = now();
         const parsed = parseKeyChange(await readObjectBody(request), at);
         if (!parsed.ok) return validationError(parsed);
-        const key = await store.updateKey(owner.id, params.keyId, parsed.value);
+        const models = await knownModels(parsed.value.allowedModels, store);
+        if (!models.ok) return validationError(models);
+        const keyId = await ownKeyId(session, params.keyId);
+        const key = keyId === null ? null : await store.updateKey(owner.id, keyId, parsed.value);
         if (!key) throw new AppError("permission_error", MESSAGES.keyForbidden);
         return json(keyListView(key, at));
       },
       { parse: "none" },
     )
     .post("/keys/:keyId/rotate", async ({ session, params, request, server }) => {
-      const { secret } = await rotateKey(store, account(session).id, params.keyId, now(), actor(request, server));
+      const keyId = await ownKeyId(session, params.keyId);
+      if (keyId === null) throw new AppError("not_found", MESSAGES.keyNotFoundOrRevoked);
+      const { secret } = await rotateKey(store, account(session).id, keyId, now(), actor(session, request, server));
       return json({ key: secret, message: KEY_ROTATED });
     }, { parse: "none" })
     .delete("/keys/:keyId/revoke", revoke, { parse: "none" })

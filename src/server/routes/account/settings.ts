@@ -7,12 +7,13 @@ import type { Account, AccountChange } from "../../../core/store.ts";
 import type { AppDeps } from "../../deps.ts";
 import { json, methodNotAllowed, plainError } from "../../http.ts";
 import { readObjectBody } from "../../object-body.ts";
-import { sessionPlugin, type Session } from "../../session.ts";
+import { accountCallerPlugin } from "../../session.ts";
+import type { AccountCaller } from "../../../core/keys/management.ts";
 
 /** The account's safety settings: the low-balance alert threshold and the hourly spend safety limit. */
 export const settingsRoutes = (deps: AppDeps) => {
   const { store } = deps;
-  const account = (session: Session) => signedInAccount(session, MESSAGES.accountNotFound);
+  const account = (session: AccountCaller) => signedInAccount(session, MESSAGES.accountNotFound);
   const update = async (accountId: string, change: AccountChange): Promise<Account> => {
     const updated = await store.updateAccount(accountId, change);
     if (!updated) throw new AppError("not_found", MESSAGES.accountNotFound);
@@ -22,7 +23,7 @@ export const settingsRoutes = (deps: AppDeps) => {
   return new Elysia({ name: "settings" })
     .all("/settings/alert-threshold", methodNotAllowed(plainError, "PATCH"))
     .all("/settings/spend-safety-limit", methodNotAllowed(plainError, "PATCH"))
-    .use(sessionPlugin(deps))
+    .use(accountCallerPlugin(deps))
     .patch(
       "/settings/alert-threshold",
       async ({ session, request }) => {

@@ -4,14 +4,14 @@ import { AppError, MESSAGES } from "../../../core/errors.ts";
 import { usageCsv, usageCsvFilename } from "../../../core/usage/export.ts";
 import type { AppDeps } from "../../deps.ts";
 import { methodNotAllowed, plainError } from "../../http.ts";
-import { sessionPlugin } from "../../session.ts";
+import { accountCallerPlugin } from "../../session.ts";
 
 /** `GET /usage/export`: the latest 1,000 usage logs as a CSV download, streamed page by page. */
 export const usageRoutes = (deps: AppDeps) => {
   const { store, log, now } = deps;
   return new Elysia({ name: "usage" })
     .all("/usage/export", methodNotAllowed(plainError, "GET"))
-    .use(sessionPlugin(deps))
+    .use(accountCallerPlugin(deps))
     .get("/usage/export", async ({ session }) => {
       const account = signedInAccount(session, MESSAGES.userNotFound);
       const chunks = usageCsv(store, account.id);

@@ -19,8 +19,9 @@ async function serveChat(
   leases: LeaseKeeper,
   record: RequestRecord,
   door: Door,
+  clientIp: () => string,
 ): Promise<Response> {
-  const { body, ports, call, client } = await pipelineRequest(request, deps, leases, record, door);
+  const { body, ports, call, client } = await pipelineRequest(request, deps, leases, record, door, clientIp);
   const chat = parseChatRequest(body.value);
   const admitted = await admitChat(ports, { ...call, request: chat });
   if (chat.stream) return streamed(ports, admitted, client, record);

@@ -13,6 +13,7 @@ import { admitMessage, completeMessage } from "../../../core/messages/pipeline.t
 import { parseCountTokensRequest, parseMessagesRequest } from "../../../core/messages/request.ts";
 import { authenticateApiKey } from "../../api-key.ts";
 import { readJsonBody } from "../../body.ts";
+import { clientIp, type PeerSource } from "../../client-ip.ts";
 import type { LeaseKeeper } from "../../chat/lease-keeper.ts";
 import { droppedHeader, pipelineHandler, pipelineRequest, streamed, type ChatDeps, type Door } from "../../chat/front-door.ts";
 import { asAppError, errorHeaders, json } from "../../http.ts";
@@ -29,8 +30,8 @@ const authorization = (request: Request): string | null => {
 const anthropicError = (error: AppError, requestId: string, headers: Record<string, string> = {}): Response =>
   json(anthropicErrorBody(error, requestId), anthropicStatus(error), { ...errorHeaders(error), "request-id": requestId, ...headers });
 
-async function serveMessage(request: Request, deps: ChatDeps & { provider: ChatProvider }, leases: LeaseKeeper, record: RequestRecord, door: Door): Promise<Response> {
-  const { body, ports, call, client } = await pipelineRequest(request, deps, leases, record, door);
+async function serveMessage(request: Request, deps: ChatDeps & { provider: ChatProvider }, leases: LeaseKeeper, record: RequestRecord, door: Door, clientIp: () => string): Promise<Response> {
+  const { body, ports, call, client } = await pipelineRequest(request, deps, leases, record, door, clientIp);
   const parsed = parseMessagesRequest(body.value);
   const native = new Set(PROVIDERS.filter((p) => deps.config.providers[p].anthropicBaseUrl));
   const { admitted, ...answering } = await admitMessage(ports, { ...call, native }, parsed);
@@ -53,10 +54,11 @@ const postOnly = ({ request }: { request: Request }): Response =>
 /** Mounted by the chat routes, to share their provider adapter (and its key pools). */
 export function messagesRoutes(deps: ChatDeps & { provider: ChatProvider }, leases: LeaseKeeper) {
   const door: Door = { authorization, bodyLimit: deps.config.agentMaxBodyBytes, renderError: anthropicError };
-  const countTokensHandler = async ({ request }: { request: Request }): Promise<Response> => {
+  const countTokensHandler = async ({ request, server }: { request: Request; server: PeerSource }): Promise<Response> => {
     const record = requestRecord(request);
     try {
-      await authenticateApiKey(deps.store, authorization(request), deps.now());
+      // An estimate, not a call: a key's address is checked, its models are not.
+      await authenticateApiKey(deps.store, authorization(request), deps.now(), { model: null, clientIp: () => clientIp(request, server, deps.config.trustProxy) });
       const parsed = parseCountTokensRequest((await readJsonBody(request, door.bodyLimit)).value);
       return json({ input_tokens: countTokens(parsed) });
     } catch (error) {

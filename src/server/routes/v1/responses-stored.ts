@@ -5,6 +5,7 @@ import { Elysia } from "elysia";
 import { AppError, isAppError } from "../../../core/errors.ts";
 import { lookable, parseItemsPage } from "../../../core/responses/stored.ts";
 import { authenticateApiKey } from "../../api-key.ts";
+import { clientIp, type PeerSource } from "../../client-ip.ts";
 import { databaseDeadline, type ChatDeps } from "../../chat/front-door.ts";
 import { guarded } from "../../chat/database-guard.ts";
 import { chatError, json, methodNotAllowed } from "../../http.ts";
@@ -20,11 +21,14 @@ type Handler = (accountId: string, id: string, query: Record<string, string | un
 export function storedResponsesRoutes(deps: ChatDeps) {
   const { store, now } = deps;
   /** The key's account's answer, or the error in the chat shape; database failures are a 503. */
-  const serve = (handle: Handler) => async ({ request, params, query }: { request: Request; params: { id: string }; query: Record<string, string | undefined> }) => {
+  type Context = { request: Request; server: PeerSource; params: { id: string }; query: Record<string, string | undefined> };
+  const serve = (handle: Handler) => async ({ request, server, params, query }: Context) => {
     const log = withFields(deps.log, { requestId: requestRecord(request).id });
     const guard = <T>(work: Promise<T>) => guarded(work, log, databaseDeadline(deps.config));
     try {
-      const caller = await guard(authenticateApiKey(store, request.headers.get("authorization"), now()));
+      // A key kept to an office's network reads its conversations from there only.
+      const use = { model: null, clientIp: () => clientIp(request, server, deps.config.trustProxy) };
+      const caller = await guard(authenticateApiKey(store, request.headers.get("authorization"), now(), use));
       if (!lookable(params.id)) throw notFound(params.id);
       return json(await guard(handle(caller.account.id, params.id, query) as Promise<unknown>));
     } catch (error) {

@@ -21,15 +21,15 @@ import { storedResponsesRoutes } from "./responses-stored.ts";
 
 type Fields = Record<string, unknown>;
 
-async function serveResponse(request: Request, deps: ChatDeps & { provider: ChatProvider }, leases: LeaseKeeper, record: RequestRecord, door: Door): Promise<Response> {
-  const { body, ports, call, client, guard } = await pipelineRequest(request, deps, leases, record, door);
+async function serveResponse(request: Request, deps: ChatDeps & { provider: ChatProvider }, leases: LeaseKeeper, record: RequestRecord, door: Door, clientIp: () => string): Promise<Response> {
+  const { body, ports, call, client, guard } = await pipelineRequest(request, deps, leases, record, door, clientIp);
   const parsed = parseResponsesRequest(body.value);
   const id = newResponseId();
   const retentionMs = deps.config.responsesRetentionDays * DAY_MS;
   const keep = parsed.store !== false && retentionMs > 0;
   // A request that continues stored state needs its account first; the admission then takes the key as found.
   let caller: Caller | undefined;
-  const account = async () => (caller ??= await authenticateApiKey(deps.store, door.authorization(request), call.startedAt)).account.id;
+  const account = async () => (caller ??= await authenticateApiKey(deps.store, door.authorization(request), call.startedAt, { model: null, clientIp })).account.id;
   const conversation = await guard(conversationOf(deps.store, account, parsed, call.startedAt));
   // The provider is sent the whole conversation: its stored part bounds the prompt as the body does.
   const bodyBytes = body.bytes + conversation.storedBytes;

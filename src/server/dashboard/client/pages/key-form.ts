@@ -16,6 +16,9 @@ function localInput(iso: string | null): string {
   return `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())}T${pad(d.getHours())}:${pad(d.getMinutes())}`;
 }
 
+/** "a, b c" → ["a", "b", "c"]: a list typed into one field. */
+const listOf = (text: string): string[] => text.split(/[\s,]+/).filter(Boolean);
+
 interface KeyForm {
   fields: Field[];
   /** The fields given, for `POST /keys/generate` (an empty field is left out: no expiry, no limit). */
@@ -24,7 +27,7 @@ interface KeyForm {
   changes(): Record<string, unknown>;
 }
 
-/** The key's name, expiry and limits, empty for a new key or filled from `key` to edit it. Inputs carry the API's field names. */
+/** The key's name, expiry, limits and allowlists, empty for a new key or filled from `key` to edit it. Inputs carry the API's field names. */
 export function keyForm(key?: KeyView): KeyForm {
   const editing = key !== undefined;
   const name = field({
@@ -52,7 +55,15 @@ export function keyForm(key?: KeyView): KeyForm {
     hint: "Over any rolling hour. Empty for no limit.",
     validate: optionalWholeNumber("Request limit per hour", 1, MAX_REQUESTS_PER_HOUR),
   });
-  const fields = [name, expires, creditLimit, usdPerHour, requestsPerHour];
+  const models = field({
+    name: "allowedModels", label: "Allowed models", value: key?.allowedModels?.join(", "),
+    hint: "Model IDs from the Models page, separated by commas. Empty: every model.",
+  });
+  const ips = field({
+    name: "allowedIps", label: "Allowed IP addresses", value: key?.allowedIps?.join(", "),
+    hint: "Addresses or ranges such as 203.0.113.0/24 or 2001:db8::/32, separated by commas. Empty: any address.",
+  });
+  const fields = [name, expires, creditLimit, usdPerHour, requestsPerHour, models, ips];
 
   // Each field's value as the API takes it; null for an empty field.
   const wireValue = (f: Field): unknown => {
@@ -60,6 +71,7 @@ export function keyForm(key?: KeyView): KeyForm {
     if (v === "") return null;
     if (f === name) return v;
     if (f === expires) return new Date(v).toISOString();
+    if (f === models || f === ips) return listOf(v);
     return Number(v);
   };
   const initial = new Map(fields.map((f) => [f, f.input.value.trim()]));

@@ -1,7 +1,7 @@
 import { call } from "../api.ts";
 import { h, hidden } from "../dom.ts";
 import { count, dateTime, usd } from "../format.ts";
-import { form } from "../fields.ts";
+import { field, form } from "../fields.ts";
 import { confirmAction, openModal } from "../modal.ts";
 import type { KeyCreated, KeyList, KeyRotated, KeyView } from "../wire.ts";
 import { clientSetup } from "./key-clients.ts";
@@ -22,26 +22,34 @@ interface KeyActions {
 /** One key's card: its facts and the actions its status allows. */
 function keyCard(key: KeyView, actions: KeyActions): HTMLElement {
   const headingId = `key-${key.id}`;
+  const spending = key.management
+    ? [fact("Kind", "Management key: manages this account's API keys; cannot call models")]
+    : [
+      fact("Lifetime credit limit", limit(key.creditLimitUsd)),
+      fact("Spend limit per hour", limit(key.rateLimitUsdPerHour)),
+      fact("Request limit per hour", key.rateLimitRequestsPerHour === null ? "None" : count(key.rateLimitRequestsPerHour)),
+      fact("Models", key.allowedModels?.join(", ") ?? "Any"),
+      fact("IP addresses", key.allowedIps?.join(", ") ?? "Any"),
+      fact("Requests", count(key.total_requests)),
+      fact("Spent", usd(key.total_spend_usd)),
+    ];
   const button = (label: string, action: (k: KeyView) => Promise<void>, tone = "secondary") =>
     h("button", { type: "button", class: `button ${tone}`, onClick: () => void action(key) }, label, hidden(` ${key.name}`));
   return h("article", { class: `card key status-${key.status}`, "aria-labelledby": headingId },
     h("div", { class: "key-head" },
       h("h3", { id: headingId, tabindex: "-1" }, key.name),
       h("span", { class: `badge ${key.status}` }, STATUS_TEXT[key.status] ?? key.status),
+      key.management ? h("span", { class: "badge management" }, "Management") : null,
     ),
     h("dl", { class: "facts" },
       fact("Key", h("code", {}, `${key.prefix}…`)),
       fact("Created", dateTime(key.createdAt)),
       fact("Last used", key.lastUsedAt === null ? "Never" : dateTime(key.lastUsedAt)),
       fact("Expires", key.expiresAt === null ? "Never" : dateTime(key.expiresAt)),
-      fact("Lifetime credit limit", limit(key.creditLimitUsd)),
-      fact("Spend limit per hour", limit(key.rateLimitUsdPerHour)),
-      fact("Request limit per hour", key.rateLimitRequestsPerHour === null ? "None" : count(key.rateLimitRequestsPerHour)),
-      fact("Requests", count(key.total_requests)),
-      fact("Spent", usd(key.total_spend_usd)),
+      ...spending,
     ),
     h("div", { class: "actions" },
-      button("Edit", actions.edit),
+      key.management ? null : button("Edit", actions.edit),
       // The server refuses to rotate a revoked or expired key, and to revoke a revoked one.
       key.status === "active" ? button("Rotate", actions.rotate) : null,
       key.status !== "revoked" ? button("Revoke", actions.revoke, "danger") : null,
@@ -116,6 +124,34 @@ function keyActions(page: KeysPage): KeyActions {
   };
 }
 
+/**
+ * A management key for the account's own scripts: it creates, lists and revokes API keys and
+ * reads spend through the account endpoints, and cannot call models or change the sign-in.
+ */
+function managementKeyCard(root: HTMLElement, refresh: () => Promise<void>): HTMLElement {
+  const heading = h("h2", { id: "create-management-key", tabindex: "-1" }, "Create a management key");
+  const name = field({ name: "name", label: "Used by", maxLength: 100, hint: "Optional: the script or server that will hold it, as the list shows it." });
+  const managementForm = form({
+    fields: [name],
+    submitLabel: "Create management key",
+    labelledBy: heading.id,
+    onSubmit: async () => {
+      const body = { management: true, ...(name.value() === "" ? {} : { name: name.value() }) };
+      const created = await call<KeyCreated>("POST", "/keys/generate", body);
+      managementForm.reset();
+      await refresh();
+      showSecret(root, created.key, () => heading.focus());
+      return `Created the management key ${created.name}.`;
+    },
+  });
+  return h("section", { class: "card", "aria-labelledby": heading.id }, heading,
+    h("p", { class: "muted" },
+      "For your own servers: send it as ", h("code", {}, "Authorization: Bearer gw-mgmt-…"),
+      " to create, list and revoke API keys and read spend without signing in. It cannot call models, ",
+      "create management keys, or change your password or two-factor sign-in."),
+    managementForm);
+}
+
 /** Create, list, edit, rotate and revoke API keys. */
 export async function renderKeys(root: HTMLElement): Promise<void> {
   const notices = h("div", { class: "form-status", "aria-live": "polite" });
@@ -149,6 +185,7 @@ export async function renderKeys(root: HTMLElement): Promise<void> {
 
   root.replaceChildren(
     h("section", { class: "card", "aria-labelledby": createHeading.id }, createHeading, createForm),
+    managementKeyCard(root, refresh),
     notices,
     h("section", { "aria-labelledby": "your-keys" }, h("h2", { id: "your-keys" }, "Your keys"), list),
     clientSetup(),

@@ -1,0 +1,50 @@
+// Management keys (gw-mgmt-…): what a script that manages an account's keys may do in place of
+// a signed-in person. They act on the account endpoints only, and never on what proves who a
+// person is (sign-in, password, 2FA) or on management keys themselves.
+import { AppError, MESSAGES } from "../errors.ts";
+import type { Account, ApiKey } from "../entities.ts";
+import type { AccountStore, KeyStore } from "../store.ts";
+import { hashKey, keyStatus } from "./secret.ts";
+
+/** Who calls an account endpoint: a session's account, or a management key's. */
+export interface AccountCaller {
+  account: Account | null;
+  /** The management key the call is made with; null for a signed-in session. */
+  managementKey: ApiKey | null;
+}
+
+/**
+ * The account a management key acts for, or the account endpoints' 401: an unknown, revoked or
+ * expired key, and an API key, are refused alike. The account's own state (banned, deleted) is
+ * judged by the route, as a session's is.
+ */
+export async function managementKeyCaller(
+  store: KeyStore & Pick<AccountStore, "getAccount">,
+  token: string,
+  now: number,
+): Promise<AccountCaller> {
+  const found = await store.findKeyByHash(hashKey(token));
+  if (!found || found.key.kind !== "management" || keyStatus(found.key, now) !== "active") {
+    throw new AppError("authentication_error", MESSAGES.unauthorized);
+  }
+  return { account: await store.getAccount(found.key.accountId), managementKey: found.key };
+}
+
+/**
+ * What only the person may read (the security log: sign-ins, their addresses, 2FA changes) is
+ * no business of a script: a management key there is no sign-in, the endpoint's 401.
+ */
+export function assertPerson(caller: AccountCaller): void {
+  if (caller.managementKey) throw new AppError("authentication_error", MESSAGES.unauthorized);
+}
+
+/** A script with a management key cannot make another one: a leaked key must not be able to outlive its revocation. */
+export function assertMayIssue(caller: AccountCaller, kind: ApiKey["kind"]): void {
+  if (caller.managementKey && kind === "management") {
+    throw new AppError("permission_error", "A management key cannot create management keys");
+  }
+}
+
+/** The keys a caller sees and acts on: a management key's caller sees the account's API keys only. */
+export const visibleTo = (caller: AccountCaller) => (key: ApiKey): boolean =>
+  caller.managementKey === null || key.kind === "api";
