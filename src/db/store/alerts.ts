@@ -64,7 +64,11 @@ export const alertStore = (db: Database): AlertStore => ({
   claimDueAlerts: (input) => db.transaction(claimDueAlerts(db.dialect, input)),
   markAlertSent: async (id, now) => {
     // The subject stays as the record; the text goes, since an account e-mail's carries a live link.
-    await db.run(exec("UPDATE alert_outbox SET sent_at = ?, last_error = NULL, body = NULL WHERE id = ?", now, id));
+    const [sent] = await db.run(rows("UPDATE alert_outbox SET sent_at = ?, last_error = NULL, body = NULL WHERE id = ? RETURNING kind", now, id));
+    // SQLite zeroes the cleared text in its page (secure_delete), but the WAL still holds the
+    // page as it was until a checkpoint resets it: one that truncates it leaves the link nowhere
+    // on disk. Account e-mails are rare (sign-ups, resets), so this costs the chat path nothing.
+    if (sent?.kind === "account" && db.dialect === "sqlite") await db.run(exec("PRAGMA wal_checkpoint(TRUNCATE)"));
   },
   markAlertFailed: async (id, error, retryAt) => {
     await db.run(exec("UPDATE alert_outbox SET next_attempt_at = ?, last_error = ? WHERE id = ? AND sent_at IS NULL", retryAt, error, id));
