@@ -119,7 +119,7 @@ function envReader(env: Env) {
     const raw = read(name) ?? fallback;
     if (raw === null) return null;
     const value = parseUsd(raw);
-    if (value === null || value < 0n) throw new ConfigError(`${name} must be a non-negative USD amount (got "${raw}")`);
+    if (value === null) throw new ConfigError(`${name} must be a non-negative USD amount (got "${raw}")`);
     return value;
   };
   const oneOf = <T extends string>(name: string, allowed: readonly T[], fallback: T): T => {

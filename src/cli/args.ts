@@ -12,9 +12,12 @@ export async function requireAccount(store: Store, email: string): Promise<Accou
   return account;
 }
 
-/** A USD flag: an exact decimal amount, refused when `accept` says no. */
-export function usdFlag(flag: string, raw: string, accept: (amount: Nanos) => boolean, expected: string): Nanos {
-  const amount = parseUsd(raw);
+/**
+ * A USD flag: an exact decimal amount (`parseUsd`'s text: "25", "-2.50"; never "1e3" or
+ * "0x10"), negative only when `signed`, refused when `accept` says no.
+ */
+export function usdFlag(flag: string, raw: string, accept: (amount: Nanos) => boolean, expected: string, signed = false): Nanos {
+  const amount = parseUsd(raw, { signed });
   if (amount === null || !accept(amount)) throw new CliError(`${flag} must be ${expected} (got "${raw}")`);
   return amount;
 }

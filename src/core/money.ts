@@ -14,21 +14,45 @@ export const nanos = (value: bigint | number | string): Nanos => BigInt(value) a
 export const ZERO = nanos(0);
 
 /**
- * Converts a USD amount (a JSON number or a decimal string) into nano-USD. Returns null
- * when the value is not a finite number or has more precision than a nano-USD.
+ * The only text a USD amount may be written as: digits, then at most 9 decimals (a nano-USD)
+ * after a point, with a minus sign where a negative amount is allowed. No exponent ("1e3"), no
+ * hexadecimal ("0x10"), no "+", no spaces, no "_", no bare point ("1.", ".5"), no Infinity or
+ * NaN: a decimal.js or Number reading of those would be a different amount than the one meant.
  */
-export function parseUsd(value: number | string): Nanos | null {
-  let amount: Decimal;
-  try {
-    // A JSON number converts through its shortest round-trip string, so 0.1 is exactly "0.1".
-    amount = new Decimal(value);
-  } catch {
-    return null;
+const USD_TEXT = /^(-?)(\d+)(?:\.(\d+))?$/;
+const USD_PLACES = 9;
+
+/** Why an amount was refused: not a decimal amount, finer than a nano-USD, or negative where that is not allowed. */
+export type UsdRefusal = "format" | "precision" | "negative";
+
+export type UsdReading = { ok: true; amount: Nanos } | { ok: false; refusal: UsdRefusal };
+
+/**
+ * Reads a USD amount, a JSON number or a decimal string (`USD_TEXT`), exactly into nano-USD.
+ * Negative amounts only when `signed`. Every money input of every surface goes through here.
+ */
+export function readUsd(value: number | string, { signed = false }: { signed?: boolean } = {}): UsdReading {
+  if (typeof value === "string") {
+    const match = USD_TEXT.exec(value);
+    if (!match) return { ok: false, refusal: "format" };
+    const [, sign, whole, fraction = ""] = match;
+    if (fraction.length > USD_PLACES) return { ok: false, refusal: "precision" };
+    if (sign && !signed) return { ok: false, refusal: "negative" };
+    const magnitude = BigInt(whole!) * NANOS_PER_USD + BigInt(fraction.padEnd(USD_PLACES, "0"));
+    return { ok: true, amount: nanos(sign ? -magnitude : magnitude) };
   }
-  if (!amount.isFinite()) return null;
-  const scaled = amount.mul(NANOS_PER_USD.toString());
-  if (!scaled.isInteger()) return null;
-  return nanos(scaled.toFixed(0));
+  if (typeof value !== "number" || !Number.isFinite(value)) return { ok: false, refusal: "format" };
+  if (value < 0 && !signed) return { ok: false, refusal: "negative" };
+  // A JSON number converts through its shortest round-trip string, so 0.1 is exactly "0.1".
+  const scaled = new Decimal(value).mul(NANOS_PER_USD.toString());
+  if (!scaled.isInteger()) return { ok: false, refusal: "precision" };
+  return { ok: true, amount: nanos(scaled.toFixed(0)) };
+}
+
+/** `readUsd`'s amount, or null when it refused the value. */
+export function parseUsd(value: number | string, options: { signed?: boolean } = {}): Nanos | null {
+  const read = readUsd(value, options);
+  return read.ok ? read.amount : null;
 }
 
 /** Formats nano-USD as a decimal string with exactly `places` fractional digits (half up). */

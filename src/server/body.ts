@@ -6,6 +6,24 @@ export const BODY_LIMIT_BYTES = 65_536;
 /** The default body limit of the doors agents use (`/v1/messages`, `/v1/responses`): Claude Code's sessions pass 64 KB in a few turns. */
 export const AGENT_BODY_LIMIT_BYTES = 8 * 1024 * 1024;
 
+/**
+ * The client closed its connection before it had sent the body it announced (a Content-Length
+ * larger than what came, a chunked body never ended). The client's doing, as a client that
+ * leaves mid-stream is: nothing was admitted, nobody is answered, and it is no failure of the
+ * gateway's to log as an error. A 400 for the request line, which says `clientDisconnected`.
+ */
+export class BodyCutShort extends AppError {
+  constructor() {
+    super("invalid_request_error", "The request body was cut short: the client closed the connection");
+  }
+}
+
+/** What reading the request's body threw: the client's leaving as `BodyCutShort`, anything else as it is. */
+const cutShort = (request: Request) => (error: unknown): never => {
+  if (request.signal.aborted || (error as Error | undefined)?.name === "AbortError") throw new BodyCutShort();
+  throw error;
+};
+
 /** A parsed body with its size in bytes (the chat path bounds prompt tokens by it). */
 interface JsonBody {
   value: unknown;
@@ -28,13 +46,13 @@ export async function readJsonBody(request: Request, limit = BODY_LIMIT_BYTES): 
     // whole, without `request.body`: touching it makes Bun build a ReadableStream, its source
     // and a reader for the request (objects that live as long as the request, a stream's
     // whole life on the chat path).
-    text = await request.text();
+    text = await request.text().catch(cutShort(request));
     size = declared;
   } else if (!request.body) {
     text = "";
     size = 0;
   } else {
-    const read = await readCounting(request.body, limit);
+    const read = await readCounting(request.body, limit).catch(cutShort(request));
     if (read === null) throw tooLarge();
     ({ text, size } = read);
   }

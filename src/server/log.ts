@@ -1,5 +1,6 @@
 import { writeSync } from "node:fs";
 import type { LogLevel } from "../config.ts";
+import { redactConfigured, secretsInOrder } from "../core/redaction.ts";
 
 export type Fields = Record<string, unknown>;
 
@@ -20,6 +21,11 @@ interface LoggerOptions {
   /** One readable line per entry for a person at a terminal, instead of JSON for a collector. */
   pretty?: boolean;
   write?: (line: string) => void;
+  /**
+   * The configured provider keys: taken out of every line, whatever wrote it (an error's
+   * message or stack may quote a provider's words), so that no log carries one.
+   */
+  secrets?: readonly string[];
 }
 
 let pendingLines = "";
@@ -44,8 +50,10 @@ process.once("exit", () => {
 });
 
 /** Writes each entry as one JSON object per line on stderr, or as readable text when `pretty`. */
-export function createLogger({ level = "info", pretty = false, write = writeStderr }: LoggerOptions = {}): Logger {
-  const format = pretty ? prettyLine : jsonLine;
+export function createLogger({ level = "info", pretty = false, write = writeStderr, secrets = [] }: LoggerOptions = {}): Logger {
+  const ordered = secretsInOrder(secrets);
+  const plainFormat = pretty ? prettyLine : jsonLine;
+  const format = ordered.length === 0 ? plainFormat : (...entry: Parameters<typeof plainFormat>) => redactConfigured(plainFormat(...entry), ordered);
   const emit = (entryLevel: LogLevel) => {
     if (SEVERITY[entryLevel] < SEVERITY[level]) return () => {};
     return (message: string, fields: Fields = {}) => write(format(new Date(), entryLevel, message, fields));

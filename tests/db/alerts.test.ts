@@ -10,7 +10,7 @@ import { describeEachDialect } from "../support/databases.ts";
 import { useStore } from "../support/store.ts";
 import { waitFor } from "../support/wait.ts";
 
-const usd = (amount: string) => parseUsd(amount) as Nanos;
+const usd = (amount: string) => parseUsd(amount, { signed: true }) as Nanos;
 const NOW = Date.UTC(2026, 10, 21, 12);
 let counter = 0;
 

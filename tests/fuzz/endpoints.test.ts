@@ -368,6 +368,54 @@ describeEachDialect("fuzzing a running gateway", (dialect) => {
     );
   });
 
+  // Money strings (the console's grants and prices) are decimal digits only, at most 9 decimals:
+  // what Number() or decimal.js would also read ("0x10" as 16, "1e3" as 1000) is a 400.
+  const NOT_DECIMAL = ["0x10", "1e3", " 1", "1.", ".5", "+1", "1_000", "Infinity", "NaN", "1.0000000001", "-0x10", "1E3", "0b1", "1 ", "-Infinity", "+0.5", "-.5", "1e-3"];
+  const digits = (max: number) => fc.array(fc.integer({ min: 0, max: 9 }), { minLength: 1, maxLength: max }).map((d) => d.join(""));
+  const decimal = fc.tuple(fc.constantFrom("", "-"), fc.integer({ min: 0, max: 20_000 }), fc.option(digits(11), { nil: undefined }))
+    .map(([sign, whole, fraction]) => `${sign}${whole}${fraction === undefined ? "" : `.${fraction}`}`);
+  const moneyText = fc.oneof(fc.constantFrom(...NOT_DECIMAL), decimal, printable, fc.tuple(decimal, printable).map(([d, junk]) => `${d}${junk}`));
+  /** The amount a money string stands for, in nano-USD, by the README's rule; null when it is no amount. */
+  const nanosOf = (text: string): bigint | null => {
+    const match = /^(-?)(\d+)(?:\.(\d{1,9}))?$/.exec(text);
+    if (!match) return null;
+    const magnitude = BigInt(match[2]!) * 1_000_000_000n + BigInt((match[3] ?? "").padEnd(9, "0"));
+    return match[1] ? -magnitude : magnitude;
+  };
+
+  test("money strings: a grant is made exactly when its usd is a decimal amount, and for that amount", async () => {
+    const accountId = (await books.store.findAccountByEmail(user.email))!.id;
+    await fc.assert(
+      fc.asyncProperty(moneyText, async (usd) => {
+        const before = await books.store.ledgerSum(accountId);
+        const res = await operator.send("POST", `/admin/accounts/${encodeURIComponent(user.email)}/credits`, { usd, note: "fuzz" });
+        await answerText(res, secrets);
+        const amount = nanosOf(usd);
+        const granted = amount !== null && amount !== 0n;
+        expect([res.status, (await books.store.ledgerSum(accountId)) - before]).toEqual([granted ? 200 : 400, granted ? amount : 0n]);
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  test("money strings: a catalog price is changed exactly when it is a decimal amount within the catalog's rules", async () => {
+    const model = "gpt-4o";
+    const original = (await books.store.listModels()).find((m) => m.id === model)!.inputPerMTok;
+    await fc.assert(
+      fc.asyncProperty(moneyText, async (price) => {
+        const res = await operator.send("PATCH", `/admin/models/${model}`, { inputPerMillionUsd: price });
+        await answerText(res, secrets);
+        const amount = nanosOf(price);
+        const valid = amount !== null && amount >= 0n && amount % 100_000n === 0n && amount <= 10_000_000_000_000n && !price.startsWith("-");
+        const stored = (await books.store.listModels()).find((m) => m.id === model)!.inputPerMTok;
+        expect(res.status).toBe(valid ? 200 : 400);
+        if (valid) expect(stored).toBe(amount as never);
+      }),
+      { numRuns: 300 },
+    );
+    await operator.send("PATCH", `/admin/models/${model}`, { inputPerMillionUsd: (Number(original) / 1e9).toFixed(4) });
+  });
+
   test("the gateway logged no unhandled error while it was fuzzed", () => {
     const errors = gateway.logs.filter((line) => line.includes('"level":"error"'));
     expect(errors).toEqual([]);

@@ -69,6 +69,8 @@ describeEachDialect("the admin CLI, beside a running server on the same database
       [["--email", "x@example.com", "--password", "short"], "password must be at least 10 characters"],
       [["--email", "y@example.com", "--credits", "-1"], '--credits must be a non-negative USD amount (got "-1")'],
       [["--email", "z@example.com", "--credits", "lots"], '--credits must be a non-negative USD amount (got "lots")'],
+      [["--email", "h@example.com", "--credits", "0x10"], '--credits must be a non-negative USD amount (got "0x10")'],
+      [["--email", "e@example.com", "--credits", "1e3"], '--credits must be a non-negative USD amount (got "1e3")'],
     ])("create %p fails with exit 1", async (args, message) => {
       await refused(["users", "create", ...args], message);
     });
@@ -140,9 +142,12 @@ describeEachDialect("the admin CLI, beside a running server on the same database
       expect((await cli("credits", "show", "--email", email)).stdout).toContain("8.250000000");
     });
 
-    test.each([["0"], ["abc"], ["0.0000000001"]])("grant refuses --usd %p", async (usd) => {
-      const email = await newUser();
+    // Only digits with at most 9 decimals: what Number or decimal.js would also read ("0x10" as 16, "1e3" as 1000) is refused.
+    const NOT_DECIMAL = ["0x10", "1e3", " 1", "1.", ".5", "+1", "1_000", "Infinity", "NaN", "1.0000000001", "-0x10"];
+    test.each([["0"], ["abc"], ["0.0000000001"], ...NOT_DECIMAL.map((usd) => [usd])])("grant refuses --usd %p and grants nothing", async (usd) => {
+      const email = await newUser("1");
       await refused(["credits", "grant", "--email", email, "--usd", usd], `--usd must be a non-zero USD amount (got "${usd}")`);
+      expect((await cliJson("credits", "show", "--email", email)).ledgerSumUsd).toBe("1.000000000");
     });
 
     test("an unknown e-mail fails with exit 1", async () => {

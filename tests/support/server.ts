@@ -6,7 +6,7 @@ import type { Dialect } from "../../src/db/migration-files.ts";
 import { migrate } from "../../src/db/migrate.ts";
 import { createStore } from "../../src/db/store/index.ts";
 import { startServer } from "../../src/server/app.ts";
-import { silentLogger } from "../../src/server/log.ts";
+import { silentLogger, type Logger } from "../../src/server/log.ts";
 import { createTestDatabase, type TestDatabase } from "./databases.ts";
 
 export interface TestGateway {
@@ -22,15 +22,16 @@ export interface TestGateway {
 /**
  * Starts the real server in this process on a free loopback port over a fresh database, or
  * over `shared` as a further instance of an existing gateway (it then leaves the database be).
+ * Its log goes to `log` (nowhere unless given).
  */
-export async function startGateway(dialect: Dialect, env: Record<string, string> = {}, shared?: TestDatabase): Promise<TestGateway> {
+export async function startGateway(dialect: Dialect, env: Record<string, string> = {}, shared?: TestDatabase, log: Logger = silentLogger): Promise<TestGateway> {
   const testDb = shared ?? (await createTestDatabase(dialect));
   // Test files sign many users up from 127.0.0.1; the per-IP sign-up limit is tested where it is set back.
   const config = loadConfig({ PORT: "0", HOST: "127.0.0.1", DATABASE_URL: testDb.url, AUTH_PER_IP_PER_HOUR: "100000", ...env });
   const db = openDatabase(config.databaseUrl);
   await migrate(db);
   const store = createStore(db);
-  const server = startServer({ config, store, log: silentLogger, now: Date.now });
+  const server = startServer({ config, store, log, now: Date.now });
   return {
     url: server.url,
     config,
@@ -46,10 +47,10 @@ export async function startGateway(dialect: Dialect, env: Record<string, string>
 }
 
 /** Starts a gateway before the suite's tests and stops it after them; read it through the getter. */
-export function useGateway(dialect: Dialect, env: Record<string, string> = {}): () => TestGateway {
+export function useGateway(dialect: Dialect, env: Record<string, string> = {}, log?: Logger): () => TestGateway {
   let gateway: TestGateway | undefined;
   beforeAll(async () => {
-    gateway = await startGateway(dialect, env);
+    gateway = await startGateway(dialect, env, undefined, log);
   });
   afterAll(async () => {
     await gateway?.stop();

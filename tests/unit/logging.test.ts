@@ -2,7 +2,7 @@ import { expect, test } from "bun:test";
 import { ConfigError, loadConfig, type LogLevel } from "../../src/config.ts";
 import { createLogger } from "../../src/server/log.ts";
 
-function capture(options: { level?: LogLevel; pretty?: boolean } = {}) {
+function capture(options: { level?: LogLevel; pretty?: boolean; secrets?: string[] } = {}) {
   const lines: string[] = [];
   const log = createLogger({ ...options, write: (line) => lines.push(line) });
   return { log, lines };
@@ -24,6 +24,17 @@ test("an Error field is written with its name, message and stack", () => {
   const { log, lines } = capture();
   log.error("unhandled error", { error: new TypeError("boom") });
   expect(JSON.parse(lines[0]!).error).toEqual({ name: "TypeError", message: "boom", stack: expect.stringContaining("boom") });
+});
+
+test.each([false, true])("a configured provider key is taken out of every line (pretty: %p), in fields and errors alike", (pretty) => {
+  const secrets = ["pk-LOGSECRET-one", "pk-LOGSECRET-one-longer", "second-key"];
+  const { log, lines } = capture({ pretty, secrets });
+  log.warn("provider stream failed", { error: "Bearer pk-LOGSECRET-one-longer refused" });
+  log.error("unhandled error", { error: new Error("key second-key and pk-LOGSECRET-one rejected") });
+  const all = lines.join("");
+  for (const secret of secrets) expect(all).not.toContain(secret);
+  expect(all).toContain("[redacted]");
+  expect(all).not.toContain("-longer"); // the longer key taken out whole, not its shorter prefix
 });
 
 test.each([

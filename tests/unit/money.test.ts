@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import Decimal from "decimal.js";
 import fc from "fast-check";
-import { formatUsd, nanos, parseUsd, requestCost } from "../../src/core/money.ts";
+import { formatUsd, nanos, parseUsd, readUsd, requestCost } from "../../src/core/money.ts";
 
 describe("parseUsd", () => {
   test.each([
@@ -9,19 +9,30 @@ describe("parseUsd", () => {
     [0.1, 100_000_000n],
     ["0.000000001", 1n],
     [1e-9, 1n],
-    ["-1", -1_000_000_000n],
     [10000, 10_000_000_000_000n],
     ["123.456789012", 123_456_789_012n],
+    ["007.5", 7_500_000_000n],
+    ["99999999.999999999", 99_999_999_999_999_999n],
   ] as const)("reads %p exactly", (input, expected) => {
     expect(parseUsd(input)).toBe(nanos(expected));
   });
 
-  test.each([["0.0000000001"], ["abc"], [""], [Number.NaN], [Number.POSITIVE_INFINITY], ["1e-10"]])(
-    "refuses %p",
-    (input) => {
-      expect(parseUsd(input as string | number)).toBeNull();
-    },
-  );
+  test.each([["-1", -1_000_000_000n], [-0.5, -500_000_000n], ["-0.000000001", -1n]] as const)("reads %p exactly where negatives are allowed", (input, expected) => {
+    expect(parseUsd(input, { signed: true })).toBe(nanos(expected));
+    expect(readUsd(input)).toEqual({ ok: false, refusal: "negative" });
+  });
+
+  // Decimal digits only, as the README says: what Number() or decimal.js would also read is a different amount than meant.
+  test.each([
+    ["0x10", "format"], ["1e3", "format"], [" 1", "format"], ["1 ", "format"], ["1.", "format"], [".5", "format"],
+    ["+1", "format"], ["1_000", "format"], ["1,000", "format"], ["Infinity", "format"], ["-Infinity", "format"], ["NaN", "format"],
+    ["0b1", "format"], ["0o7", "format"], ["１", "format"], ["abc", "format"], ["", "format"], ["-", "format"], ["--1", "format"],
+    ["1e-10", "format"], ["1.0000000001", "precision"], ["0.0000000001", "precision"], [Number.NaN, "format"],
+    [Number.POSITIVE_INFINITY, "format"], [1e-10, "precision"],
+  ] as const)("refuses %p (%s), signed or not", (input, refusal) => {
+    expect(readUsd(input)).toEqual({ ok: false, refusal });
+    expect(parseUsd(input, { signed: true })).toBeNull();
+  });
 });
 
 describe("formatUsd", () => {

@@ -61,6 +61,7 @@ describe("answerWithRetries", () => {
           failure: () => new AppError("provider_error", "Upstream provider request failed"),
           signal: new AbortController().signal,
           readText: (r) => r.text(),
+          secrets: [],
           observe: (index, outcome) => seen.push([index, outcome]),
         },
         time.now,

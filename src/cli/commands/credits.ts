@@ -14,7 +14,7 @@ export function registerCredits(program: Command, output: () => Output): void {
     .requiredOption("--usd <amount>", "USD to add, e.g. 25 or -2.50")
     .option("--note <text>", "why, kept in the ledger")
     .action(async (opts: { email: string; usd: string; note?: string }) => {
-      const amount = usdFlag("--usd", opts.usd, (value) => value !== 0n, "a non-zero USD amount");
+      const amount = usdFlag("--usd", opts.usd, (value) => value !== 0n, "a non-zero USD amount", true);
       await withStore({}, async ({ store }) => {
         const account = await requireAccount(store, opts.email);
         const kind = amount > 0n ? "grant" : "adjustment";

@@ -7,6 +7,7 @@ import type { ApiKey } from "../../core/store.ts";
 import type { Store } from "../../core/ports.ts";
 import { withStore } from "../context.ts";
 import { CliError, printRecords, printResult, type Output } from "../output.ts";
+import { readUsd } from "../../core/money.ts";
 import { requireAccount } from "../args.ts";
 
 interface KeyFlags {
@@ -35,10 +36,15 @@ const FLAG_OF: Record<KeyField | "management", string> = {
 };
 
 // "none" clears a value; numbers must be plain decimals (Number() would also take "0x10" or "").
+// The key rules judge numbers, as the API sends them: a flag becomes one only once it is read
+// as the API's decimal would be, USD amounts by the one money parser (a finer amount than it
+// takes is passed on, for the rules to name the decimal places allowed).
 const CLEAR = "none";
-const flagNumber = (raw: string | undefined): number | null | undefined => {
+const flagNumber = (raw: string | undefined, usd: boolean): number | null | undefined => {
   if (raw === undefined || raw === CLEAR) return raw === CLEAR ? null : undefined;
-  return /^-?\d+(\.\d+)?$/.test(raw) ? Number(raw) : Number.NaN;
+  if (!usd) return /^-?\d+(\.\d+)?$/.test(raw) ? Number(raw) : Number.NaN;
+  const read = readUsd(raw);
+  return read.ok || read.refusal === "precision" ? Number(raw) : Number.NaN;
 };
 
 /** A comma-separated list; "none" clears it. */
@@ -49,9 +55,9 @@ const flagList = (raw: string | undefined): string[] | null | undefined =>
 const asRequestFields = (flags: KeyFlags): Record<string, unknown> => ({
   name: flags.name,
   expiresAt: flags.expires === CLEAR ? null : flags.expires,
-  creditLimitUsd: flagNumber(flags.creditLimit),
-  rateLimitUsdPerHour: flagNumber(flags.usdPerHour),
-  rateLimitRequestsPerHour: flagNumber(flags.requestsPerHour),
+  creditLimitUsd: flagNumber(flags.creditLimit, true),
+  rateLimitUsdPerHour: flagNumber(flags.usdPerHour, true),
+  rateLimitRequestsPerHour: flagNumber(flags.requestsPerHour, false),
   allowedModels: flagList(flags.models),
   allowedIps: flagList(flags.ips),
   management: flags.management,

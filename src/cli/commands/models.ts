@@ -21,7 +21,7 @@ const view = (m: Model) => ({
 
 const usdOption = (flag: string, raw: string) => {
   const value = parseUsd(raw);
-  if (value === null || value < 0n) throw new CliError(`${flag} must be a non-negative USD amount (got "${raw}")`);
+  if (value === null) throw new CliError(`${flag} must be a non-negative USD amount (got "${raw}")`);
   return value;
 };
 

@@ -24,7 +24,8 @@ export function registerServer(program: Command, output: () => Output): void {
     .action(async (opts: { port?: number; host?: string }) => {
       const config = loadConfig(process.env, { port: opts.port, host: opts.host });
       // JSON lines for a log collector; readable lines for a person watching a terminal.
-      const log = createLogger({ level: config.logLevel, pretty: process.stderr.isTTY === true });
+      const secrets = Object.values(config.providers).flatMap((p) => p.apiKeys);
+      const log = createLogger({ level: config.logLevel, pretty: process.stderr.isTTY === true, secrets });
       const metrics = new Metrics();
       const db = openDatabase(config.databaseUrl, { observe: metrics.observeDatabase });
       const applied = await migrate(db);

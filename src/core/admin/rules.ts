@@ -1,7 +1,7 @@
 import { accountState } from "../accounts/state.ts";
 import type { Model } from "../catalog.ts";
 import { AppError, MESSAGES } from "../errors.ts";
-import { formatUsd, NANOS_PER_USD, parseUsd, type Nanos } from "../money.ts";
+import { formatUsd, NANOS_PER_USD, readUsd, type Nanos } from "../money.ts";
 import type { Account, ModelChange } from "../store.ts";
 
 // The operator console's rules: who may use it, and what its writes accept. The reads and
@@ -54,16 +54,18 @@ const objectBody = (body: unknown): Record<string, unknown> => {
   return body as Record<string, unknown>;
 };
 
-/** An exact USD amount from a decimal string or a JSON number, with at most `places` decimals. */
-function usdField(field: string, value: unknown, places: number): Nanos {
-  const amount = typeof value === "string" || typeof value === "number" ? parseUsd(value) : null;
-  // parseUsd also refuses a well-formed amount finer than a nano-USD: say which it was.
-  if (amount === null && (typeof value === "number" || /^-?\d+\.\d+$/.test(String(value)))) {
-    throw invalid(`${field} must have at most ${places} decimal places`);
-  }
-  if (amount === null) throw invalid(`${field} must be a USD amount, such as "25" or "2.50"`);
-  if (amount % (NANOS_PER_USD / 10n ** BigInt(places)) !== 0n) throw invalid(`${field} must have at most ${places} decimal places`);
-  return amount;
+/**
+ * An exact USD amount from a decimal string (`readUsd`'s: "25", "2.50", never "1e3" or "0x10")
+ * or a JSON number, with at most `places` decimals. Negative only when `unsigned` is not given;
+ * when it is, it says what a negative amount is told.
+ */
+function usdField(field: string, value: unknown, places: number, unsigned?: string): Nanos {
+  const read = typeof value === "string" || typeof value === "number" ? readUsd(value, { signed: unsigned === undefined }) : null;
+  if (read?.ok === false && read.refusal === "negative") throw invalid(`${field} ${unsigned}`);
+  if (read?.ok === false && read.refusal === "precision") throw invalid(`${field} must have at most ${places} decimal places`);
+  if (!read?.ok) throw invalid(`${field} must be a USD amount, such as "25" or "2.50"`);
+  if (read.amount % (NANOS_PER_USD / 10n ** BigInt(places)) !== 0n) throw invalid(`${field} must have at most ${places} decimal places`);
+  return read.amount;
 }
 
 export interface Grant {
@@ -107,8 +109,8 @@ export function parseModelChange(body: unknown): ModelChange {
   const prices = [["inputPerMillionUsd", "inputPerMTok"], ["outputPerMillionUsd", "outputPerMTok"], ["cachedInputPerMillionUsd", "cachedInputPerMTok"]] as const;
   for (const [field, key] of prices) {
     if (fields[field] === undefined || (key === "cachedInputPerMTok" && fields[field] === null)) continue;
-    const price = usdField(field, fields[field], 4);
-    if (price < 0n || price > MAX_PRICE_USD * NANOS_PER_USD) throw invalid(`${field} must be from 0 to ${MAX_PRICE_USD}`);
+    const price = usdField(field, fields[field], 4, `must be from 0 to ${MAX_PRICE_USD}`);
+    if (price > MAX_PRICE_USD * NANOS_PER_USD) throw invalid(`${field} must be from 0 to ${MAX_PRICE_USD}`);
     change[key] = price;
   }
   if (Object.keys(change).length === 0) throw invalid(`Nothing to change: send any of ${MODEL_FIELDS.join(", ")}`);

@@ -8,7 +8,7 @@ import type { ChatProvider } from "../../core/chat/provider.ts";
 import { AppError, isAppError } from "../../core/errors.ts";
 import type { Store } from "../../core/ports.ts";
 import { authenticateApiKey, presentedKeyHash } from "../api-key.ts";
-import { readJsonBody } from "../body.ts";
+import { BodyCutShort, readJsonBody } from "../body.ts";
 import { clientIp, type PeerSource } from "../client-ip.ts";
 import type { CatalogCache } from "../catalog-cache.ts";
 import { chatError } from "../http.ts";
@@ -170,6 +170,12 @@ export const pipelineHandler =
     try {
       return await serve(request, deps, leases, record, door, peer);
     } catch (error) {
+      // The client left while sending its body: nothing was admitted and its key need not be
+      // looked up; the request line says it left, as for a client that leaves mid-stream.
+      if (error instanceof BodyCutShort) {
+        record.clientDisconnected();
+        return door.renderError(error, record.id);
+      }
       const failure = await toldFirst(error, request, deps, record, door, peer);
       if (isAppError(failure)) return door.renderError(failure, record.id);
       deps.log.error("unhandled error on the chat path", { requestId: record.id, error: failure });

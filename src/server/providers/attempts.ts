@@ -20,6 +20,8 @@ export interface Attempts {
   /** The request's signal: once it is aborted (timeout, client gone) nothing more is tried. */
   signal: AbortSignal;
   readText(response: Response): Promise<string>;
+  /** Every configured provider key (`secretsInOrder`): taken out of the provider's words before a client sees them. */
+  secrets: readonly string[];
   observe(keyIndex: number | null, outcome: AttemptOutcome): void;
 }
 
@@ -58,7 +60,7 @@ export async function answerWithRetries(a: Attempts, now: () => number): Promise
     const outcome = response.ok ? "ok" : outcomeOf(response.status);
     a.observe(index, outcome);
     if (outcome === "ok") return response;
-    failure = upstreamFailure(response.status, await a.readText(response).catch(() => ""));
+    failure = upstreamFailure(response.status, await a.readText(response).catch(() => ""), a.secrets);
     if (outcome === "rejected") throw failure;
     if (key && outcome === "refused") a.pool.rest(key.index, REFUSED_REST_MS);
     if (key && outcome === "throttled") a.pool.rest(key.index, retryAfterMs(response.headers.get("retry-after"), now()) ?? THROTTLED_REST_MS);

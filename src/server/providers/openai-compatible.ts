@@ -5,6 +5,7 @@ import { PROVIDERS, type Provider } from "../../core/catalog.ts";
 import { unreachable } from "../../core/chat/failures.ts";
 import type { ChatProvider, ProviderCall, StreamRead } from "../../core/chat/provider.ts";
 import { AppError, isAppError } from "../../core/errors.ts";
+import { secretsInOrder } from "../../core/redaction.ts";
 import type { ProviderConfig } from "../../config.ts";
 import { readCounting } from "../body.ts";
 import { answerWithRetries, type AttemptOutcome } from "./attempts.ts";
@@ -142,6 +143,8 @@ interface AdapterOptions {
 export function openAiCompatible(providers: Record<Provider, ProviderConfig>, options: AdapterOptions): ChatProvider {
   const { timeoutMs, now } = options;
   const pools = Object.fromEntries(PROVIDERS.map((p) => [p, new KeyPool(providers[p].apiKeys, now)])) as Record<Provider, KeyPool>;
+  // Every provider's keys, not only the answering one's: no provider's words may carry any.
+  const secrets = secretsInOrder(PROVIDERS.flatMap((p) => providers[p].apiKeys));
 
   /** Sends `call` and returns its 200 answer, or throws what the client is told. */
   const answer = (call: ProviderCall, exchange: Exchange): Promise<Response> => {
@@ -153,6 +156,7 @@ export function openAiCompatible(providers: Record<Provider, ProviderConfig>, op
         failure: (error) => exchange.failure(error),
         signal: exchange.signal,
         readText: readUpstreamText,
+        secrets,
         observe: (keyIndex, outcome) => options.observe(provider, keyIndex, outcome),
       },
       now,

@@ -5,7 +5,7 @@ import { answerEstimator, type AskModel } from "../../core/estimator/answer.ts";
 import { parseEstimatorRequest } from "../../core/estimator/request.ts";
 import { estimatorReply } from "../../core/estimator/text.ts";
 import type { AppDeps } from "../deps.ts";
-import { readJsonBody } from "../body.ts";
+import { BodyCutShort, readJsonBody } from "../body.ts";
 import { clientIp } from "../client-ip.ts";
 import { json, methodNotAllowed, plainError } from "../http.ts";
 import { estimatorCall } from "../providers/estimator-call.ts";
@@ -41,7 +41,8 @@ export const estimatorRoutes = (deps: AppDeps, askModel: AskModel = estimatorCal
       async ({ request, server }) => {
         // A body that is not JSON has no messages array: the spec's first error row.
         const body = await readJsonBody(request).catch((error: unknown) => {
-          if (isAppError(error) && error.kind === "invalid_request_error") return { value: undefined };
+          // (A client that left mid-body is not answered at all, nor counted against its address.)
+          if (isAppError(error) && error.kind === "invalid_request_error" && !(error instanceof BodyCutShort)) return { value: undefined };
           throw error;
         });
         const messages = parseEstimatorRequest(body.value);

@@ -56,6 +56,25 @@ describe("parseGrant", () => {
   });
 });
 
+// Money strings are decimal digits only: "0x10" is not $16 and "1e3" not $1,000.
+const NOT_DECIMAL = ["0x10", "1e3", " 1", "1.", ".5", "+1", "1_000", "Infinity", "NaN"];
+
+describe("money strings", () => {
+  test.each(NOT_DECIMAL)("a grant of %p is refused as no USD amount", (usd) => {
+    expect(refusal(() => parseGrant({ usd }))).toBe('400 usd must be a USD amount, such as "25" or "2.50"');
+  });
+
+  test.each(NOT_DECIMAL)("a price of %p is refused as no USD amount", (price) => {
+    expect(refusal(() => parseModelChange({ inputPerMillionUsd: price }))).toBe('400 inputPerMillionUsd must be a USD amount, such as "25" or "2.50"');
+  });
+
+  test("10 decimals are refused; a price is never negative, not even -0", () => {
+    expect(refusal(() => parseGrant({ usd: "1.0000000001" }))).toBe("400 usd must have at most 9 decimal places");
+    expect(refusal(() => parseModelChange({ outputPerMillionUsd: "-0" }))).toBe("400 outputPerMillionUsd must be from 0 to 10000");
+    expect(refusal(() => parseModelChange({ outputPerMillionUsd: -1 }))).toBe("400 outputPerMillionUsd must be from 0 to 10000");
+  });
+});
+
 describe("parseModelChange", () => {
   test("takes any of the three fields, prices to 4 decimal places", () => {
     expect(parseModelChange({ enabled: false, inputPerMillionUsd: "0.0001", outputPerMillionUsd: 10_000 })).toEqual({

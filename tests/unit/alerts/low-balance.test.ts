@@ -5,7 +5,7 @@ import {
 } from "../../../src/core/alerts/low-balance.ts";
 import { parseUsd, type Nanos } from "../../../src/core/money.ts";
 
-const usd = (amount: string) => parseUsd(amount) as Nanos;
+const usd = (amount: string) => parseUsd(amount, { signed: true }) as Nanos;
 
 describe("alertTransition", () => {
   test.each([

@@ -227,9 +227,9 @@ describe("completeChat", () => {
   });
 
   test.each([
-    ["a provider 500", upstreamFailure(500, ""), "Upstream provider request failed with status 500", true],
+    ["a provider 500", upstreamFailure(500, "", []), "Upstream provider request failed with status 500", true],
     ["a provider timeout", new ProviderTimeout(120_000), "Upstream provider timed out after 120 s", true],
-    ["a rejected request (400)", upstreamFailure(400, JSON.stringify({ error: { message: "context too long" } })), "context too long", false],
+    ["a rejected request (400)", upstreamFailure(400, JSON.stringify({ error: { message: "context too long" } }), []), "context too long", false],
     ["an unexpected error", new TypeError("boom"), "internal error", false],
   ] as const)("%s releases with its message and fails the request", async (_title, error, reason, providerFailed) => {
     const s = setup();
@@ -280,7 +280,7 @@ describe("openStream", () => {
 
   test("a provider that fails before answering releases with its message and fails the request", async () => {
     const s = setup();
-    const error = upstreamFailure(503, "");
+    const error = upstreamFailure(503, "", []);
     s.provider.events = () => Promise.reject(error);
     const admitted = await admitChat(s.ports, s.call({ model: "gpt-4.1", messages, stream: true }));
     await expect(openStream(s.ports, admitted)).rejects.toBe(error);
