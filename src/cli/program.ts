@@ -1,5 +1,6 @@
 import { Command, CommanderError } from "commander";
 import { ConfigError } from "../config.ts";
+import { registerBackup } from "./commands/backup.ts";
 import { registerCredits } from "./commands/credits.ts";
 import { registerDoctor } from "./commands/doctor.ts";
 import { registerKeys } from "./commands/keys.ts";
@@ -25,6 +26,7 @@ function buildProgram(): Command {
   registerPurchases(program, output);
   registerModels(program, output);
   registerDoctor(program, output);
+  registerBackup(program, output);
   // --json is accepted after the subcommand too: `gateway models list --json`.
   for (const command of allCommands(program)) command.option("--json", "machine-readable JSON output");
   program.hook("preAction", (_root, action) => {
