@@ -52,6 +52,10 @@ export interface Config {
   /** How long the estimator model may take before the estimator answers 504 (the spec's 120 s). */
   estimatorTimeoutMs: number;
   trustProxy: boolean;
+  /** Webhook URLs may be plain http and point at private, loopback and link-local addresses (tests, private networks). */
+  webhookAllowPrivate: boolean;
+  /** How long a webhook receiver has to answer before the delivery is cut and retried. */
+  webhookTimeoutMs: number;
   /** How long a reservation stays valid without its request finishing; a crashed process's are swept after it. */
   reservationLeaseMs: number;
   sweepIntervalMs: number;
@@ -198,6 +202,8 @@ export function loadConfig(env: Env = process.env, overrides: ConfigOverrides = 
     estimatorModel: read("ESTIMATOR_MODEL"),
     estimatorTimeoutMs: integer("ESTIMATOR_TIMEOUT_MS", 120_000, 1, 3_600_000),
     trustProxy: flag("TRUST_PROXY"),
+    webhookAllowPrivate: flag("WEBHOOK_ALLOW_PRIVATE"),
+    webhookTimeoutMs: integer("WEBHOOK_TIMEOUT_MS", 10_000, 100, 120_000),
     reservationLeaseMs: integer("RESERVATION_LEASE_MS", 300_000, 1_000, 86_400_000),
     sweepIntervalMs: integer("SWEEP_INTERVAL_MS", 30_000, 100, 3_600_000),
     maxConcurrentRequestsPerAccount: integer("MAX_CONCURRENT_REQUESTS", 3, 1, 10_000),

@@ -13,6 +13,7 @@ import type { CheckoutStore, ReceiptStore } from "./checkout/sessions.ts";
 import type { DashboardStore } from "./usage/history.ts";
 import type { UsageExportStore } from "./usage/export.ts";
 import type { ResponsesStore } from "./responses/stored.ts";
+import type { WebhookStore } from "./webhooks/store.ts";
 import type {
   AccountStore, HealthStore, KeyManagementStore, KeyStore, ModelStore, RateLimitStore, UserStore,
 } from "./store.ts";
@@ -20,4 +21,4 @@ import type {
 export type Store = ModelStore & HealthStore & AccountStore & KeyStore & RateLimitStore & DashboardStore
   & UserStore & SessionStore & KeyManagementStore & UsageExportStore & BillingStore
   & CheckoutStore & CheckoutEventStore & AlertStore & AuditStore & AccountSecurityStore & AdminAccountStore & AdminStatsStore
-  & ModelSpendStore & ReceiptStore & ResponsesStore;
+  & ModelSpendStore & ReceiptStore & ResponsesStore & WebhookStore;

@@ -20,6 +20,7 @@ import { estimatorRoutes } from "./routes/estimator.ts";
 import { keyRoutes } from "./routes/account/keys.ts";
 import { publicRoutes } from "./routes/public.ts";
 import { settingsRoutes } from "./routes/account/settings.ts";
+import { webhookSettingsRoutes } from "./routes/account/webhook.ts";
 import { usageRoutes } from "./routes/account/usage.ts";
 import { webhookRoutes } from "./routes/webhooks.ts";
 import { drain } from "./shutdown.ts";
@@ -60,6 +61,7 @@ export function createApp(deps: AppDeps, leases = new LeaseKeeper(deps.store, de
     .use(dashboardRoutes(deps))
     .use(keyRoutes(deps))
     .use(settingsRoutes(deps))
+    .use(webhookSettingsRoutes(deps))
     .use(usageRoutes(deps))
     .use(checkoutRoutes(deps));
 }

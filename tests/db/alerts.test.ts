@@ -142,7 +142,10 @@ describeEachDialect("low-balance alerts in the store", (dialect) => {
     const account = await accountWith("11", "10");
     await move(account, "-2", Date.now());
     const { stop } = startAlertSender({
-      config: { smtpUrl: undefined, alertFrom: "gateway@localhost", alertIntervalMs: 10, dashboardUrl: "https://gw.example/dashboard" },
+      config: {
+        smtpUrl: undefined, alertFrom: "gateway@localhost", alertIntervalMs: 10, dashboardUrl: "https://gw.example/dashboard",
+        webhookAllowPrivate: false, webhookTimeoutMs: 1_000,
+      },
       store, log, now: Date.now,
     });
     try {

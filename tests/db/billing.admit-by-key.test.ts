@@ -10,7 +10,7 @@ import { fundedKey, type FundedKey } from "../support/accounts.ts";
 import { describeEachDialect } from "../support/databases.ts";
 import { useStore } from "../support/store.ts";
 
-const usd = (amount: string) => parseUsd(amount) as Nanos;
+const usd = (amount: string) => parseUsd(amount, { signed: true }) as Nanos;
 const policy = (maxConcurrentRequests = 10) => ({ maxConcurrentRequests, dashboardUrl: "http://gateway.test/dashboard" });
 const UNKNOWN = hashKey(`gw-${"Z".repeat(48)}`);
 

@@ -6,7 +6,7 @@ import { fundedKey, type FundedKey } from "../support/accounts.ts";
 import { describeEachDialect } from "../support/databases.ts";
 import { useStore } from "../support/store.ts";
 
-const usd = (amount: string) => parseUsd(amount) as Nanos;
+const usd = (amount: string) => parseUsd(amount, { signed: true }) as Nanos;
 const POLICY = { maxConcurrentRequests: 50, dashboardUrl: "http://gateway.test/dashboard" };
 
 // Hourly limits are hard caps: settled spend in the hour, plus the open reservations the limit

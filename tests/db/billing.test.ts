@@ -9,7 +9,7 @@ import { fundedKey, type FundedKey } from "../support/accounts.ts";
 import { describeEachDialect } from "../support/databases.ts";
 import { useStore } from "../support/store.ts";
 
-const usd = (amount: string) => parseUsd(amount) as Nanos;
+const usd = (amount: string) => parseUsd(amount, { signed: true }) as Nanos;
 const POLICY = { maxConcurrentRequests: 10, dashboardUrl: "http://gateway.test/dashboard" };
 
 // Reservation and settlement as the chat path uses them. On Postgres each is one statement

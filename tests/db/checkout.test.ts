@@ -10,7 +10,7 @@ import { describeEachDialect } from "../support/databases.ts";
 import { useStore } from "../support/store.ts";
 
 const HOUR = 60 * 60 * 1000;
-const usd = (amount: string) => parseUsd(amount) as Nanos;
+const usd = (amount: string) => parseUsd(amount, { signed: true }) as Nanos;
 let counter = 0;
 
 describeEachDialect("the checkout store", (dialect) => {

@@ -9,6 +9,7 @@ import { providerEnv, startFakeUpstream, type FakeUpstream } from "../support/fa
 import { startFakeSmtp, type FakeSmtp } from "../support/fake-smtp.ts";
 import { verifyByMail } from "../support/mail.ts";
 import { PASSWORD, uniqueEmail } from "../support/session.ts";
+import { waitFor } from "../support/wait.ts";
 import { startGateway, type TestGateway } from "../support/server.ts";
 import { describeInBrowser, launchChromium, openTab, screenshot, type Tab } from "./support/browser.ts";
 
@@ -34,7 +35,9 @@ describeInBrowser("the dashboard, end to end", () => {
     upstream = startFakeUpstream();
     stripe = startFakeStripe();
     smtp = await startFakeSmtp();
-    gateway = await startGateway("sqlite", { ...providerEnv(upstream), ...stripeEnv(stripe), SMTP_URL: smtp.url, ALERT_INTERVAL_MS: "10" });
+    gateway = await startGateway("sqlite", {
+      ...providerEnv(upstream), ...stripeEnv(stripe), SMTP_URL: smtp.url, ALERT_INTERVAL_MS: "10", WEBHOOK_ALLOW_PRIVATE: "1",
+    });
     browser = await launchChromium();
     tab = await openTab(browser);
     page = tab.page;
@@ -316,6 +319,29 @@ describeInBrowser("the dashboard, end to end", () => {
     await page.getByRole("button", { name: "Save limit" }).click();
     await page.getByText("Saved. There is no hourly spend limit.").waitFor();
     expect((await gateway.store.findAccountByEmail(email))!.spendLimit).toBeNull();
+  });
+
+  test("sets a webhook endpoint, shows its signing secret once, and lists what was delivered", async () => {
+    const received: string[] = [];
+    const receiver = Bun.serve({ port: 0, hostname: "127.0.0.1", fetch: async (r) => (received.push(await r.text()), new Response("ok")) });
+    try {
+      await goTo("/dashboard/settings");
+      await page.getByLabel("Endpoint URL").fill(`http://127.0.0.1:${receiver.port}/hook`);
+      await page.getByRole("button", { name: "Save endpoint" }).click();
+      const secretBox = page.getByRole("textbox", { name: "Your webhook signing secret" });
+      await secretBox.waitFor();
+      expect(await secretBox.inputValue()).toMatch(/^whsec_[0-9a-f]{64}$/);
+      await page.getByRole("button", { name: "Done, I have stored it" }).click();
+      await gateway.store.addCredit({ accountId: await accountId(), amount: 1_000_000_000n as never, kind: "grant", note: "e2e", now: Date.now() });
+      await waitFor(() => received.length > 0, "the event to reach the receiver", 5_000);
+      await goTo("/dashboard/settings");
+      const row = page.getByRole("region", { name: "Recent webhook deliveries" }).locator("tr", { hasText: "credits.granted" });
+      await row.waitFor();
+      expect(await row.textContent()).toContain("Delivered");
+      await screenshot(page, "settings-webhook");
+    } finally {
+      receiver.stop(true);
+    }
   });
 
   test("rotates the key: the old one stops working and the new one is shown once", async () => {

@@ -291,7 +291,8 @@ describeEachDialect("fuzzing a running gateway", (dialect) => {
     ["POST", "/auth/logout"], ["GET", "/account"], ["GET", "/account/usage"], ["GET", "/account/spend"],
     ["GET", "/keys/generate"], ["POST", "/keys/generate"], ["PATCH", "/keys/:id"], ["POST", "/keys/:id/rotate"],
     ["DELETE", "/keys/:id/revoke"], ["DELETE", "/keys/:id"], ["PATCH", "/settings/alert-threshold"],
-    ["PATCH", "/settings/spend-safety-limit"], ["GET", "/usage/export"], ["POST", "/checkout"], ["POST", "/webhooks/stripe"],
+    ["PATCH", "/settings/spend-safety-limit"], ["GET", "/settings/webhook"], ["PUT", "/settings/webhook"], ["DELETE", "/settings/webhook"],
+    ["GET", "/usage/export"], ["POST", "/checkout"], ["POST", "/webhooks/stripe"],
     ["GET", "/models"], ["GET", "/v1/models"], ["GET", "/v1/models/:id"], ["GET", "/health"], ["GET", "/dashboard"], ["GET", "/dashboard/keys"], ["GET", "/dashboard/signin"],
     // Accounts: verification, recovery, sessions, two-factor sign-in and the audit log.
     ["POST", "/auth/verify"], ["POST", "/auth/verify/resend"], ["POST", "/auth/password/forgot"], ["POST", "/auth/password/reset"],

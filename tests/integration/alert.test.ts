@@ -10,7 +10,7 @@ import { useGateway } from "../support/server.ts";
 import { signUpUser, type Browser } from "../support/session.ts";
 import { waitFor } from "../support/wait.ts";
 
-const usd = (amount: string) => parseUsd(amount) as Nanos;
+const usd = (amount: string) => parseUsd(amount, { signed: true }) as Nanos;
 
 // One mail server for both dialects; every test tells its messages apart by the user's e-mail.
 const smtp: FakeSmtp = await startFakeSmtp();

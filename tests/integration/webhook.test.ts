@@ -7,7 +7,7 @@ import { readJson } from "../support/http.ts";
 import { useGateway } from "../support/server.ts";
 import { signUpUser, type Browser } from "../support/session.ts";
 
-const usd = (amount: string) => parseUsd(amount) as Nanos;
+const usd = (amount: string) => parseUsd(amount, { signed: true }) as Nanos;
 const RECEIVED = { received: true };
 
 describeEachDialect("POST /webhooks/stripe", (dialect) => {

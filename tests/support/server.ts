@@ -6,6 +6,7 @@ import type { Dialect } from "../../src/db/migration-files.ts";
 import { migrate } from "../../src/db/migrate.ts";
 import { createStore } from "../../src/db/store/index.ts";
 import { startServer } from "../../src/server/app.ts";
+import type { AppDeps } from "../../src/server/deps.ts";
 import { silentLogger, type Logger } from "../../src/server/log.ts";
 import { createTestDatabase, type TestDatabase } from "./databases.ts";
 
@@ -22,16 +23,23 @@ export interface TestGateway {
 /**
  * Starts the real server in this process on a free loopback port over a fresh database, or
  * over `shared` as a further instance of an existing gateway (it then leaves the database be).
- * Its log goes to `log` (nowhere unless given).
+ * Its log goes to `log` (nowhere unless given); `extra` replaces what a test controls (how
+ * webhook receivers' names resolve).
  */
-export async function startGateway(dialect: Dialect, env: Record<string, string> = {}, shared?: TestDatabase, log: Logger = silentLogger): Promise<TestGateway> {
+export async function startGateway(
+  dialect: Dialect,
+  env: Record<string, string> = {},
+  shared?: TestDatabase,
+  log: Logger = silentLogger,
+  extra: Pick<AppDeps, "resolveHost"> = {},
+): Promise<TestGateway> {
   const testDb = shared ?? (await createTestDatabase(dialect));
   // Test files sign many users up from 127.0.0.1; the per-IP sign-up limit is tested where it is set back.
   const config = loadConfig({ PORT: "0", HOST: "127.0.0.1", DATABASE_URL: testDb.url, AUTH_PER_IP_PER_HOUR: "100000", ...env });
   const db = openDatabase(config.databaseUrl);
   await migrate(db);
   const store = createStore(db);
-  const server = startServer({ config, store, log, now: Date.now });
+  const server = startServer({ config, store, log, now: Date.now, ...extra });
   return {
     url: server.url,
     config,

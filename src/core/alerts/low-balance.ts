@@ -24,14 +24,15 @@ export function alertTransition(move: BalanceMove): "alert" | "rearm" | null {
 }
 
 /**
- * A queued e-mail: a low-balance alert (`low_balance`, worded when sent from its balance and
- * threshold), or an account e-mail (`account`: verification, password reset) queued as written.
+ * A queued message: a low-balance alert (`low_balance`, worded when sent from its balance and
+ * threshold), an account e-mail (`account`: verification, password reset) queued as written, or
+ * a webhook event (`webhook`: `subject` its type, `text` its signed body).
  */
 export interface PendingAlert {
   id: string;
   accountId: string;
   email: string;
-  kind: "low_balance" | "account";
+  kind: "low_balance" | "account" | "webhook";
   balance: Nanos;
   threshold: Nanos;
   /** The account e-mail's subject and text; null for low-balance alerts. */
@@ -48,9 +49,9 @@ export interface AlertStore {
    * `claimUntil`, atomically: of several instances claiming at once, each alert goes to one.
    */
   claimDueAlerts(input: { now: number; claimUntil: number; limit: number }): Promise<PendingAlert[]>;
-  /** Marks it sent and clears an account e-mail's text, which carries a live link. */
-  markAlertSent(id: string, now: number): Promise<void>;
-  /** Records the failure and when to try again. */
+  /** Marks it sent and clears an account e-mail's text, which carries a live link; `answer` is a webhook receiver's. */
+  markAlertSent(id: string, now: number, answer?: string): Promise<void>;
+  /** Records the failure (a webhook receiver's answer, or why there was none) and when to try again. */
   markAlertFailed(id: string, error: string, retryAt: number): Promise<void>;
 }
 
@@ -103,6 +104,8 @@ export function lowBalanceMessage(alert: Pick<PendingAlert, "email" | "balance" 
 export interface AlertSenderDeps {
   store: AlertStore;
   mailer: Mailer;
+  /** POSTs a webhook event to its account's endpoint: the receiver's answer, or throws why it was not taken. */
+  deliverWebhook(event: PendingAlert): Promise<string>;
   dashboardUrl: string;
   /** The first retry waits this long; later ones back off exponentially. */
   retryBaseMs: number;
@@ -110,8 +113,10 @@ export interface AlertSenderDeps {
 }
 
 /**
- * One round of the outbox: claims the due e-mails and sends each. A sent alert is marked sent;
- * a failed one is kept with its error and tried again later, so an alert is never lost.
+ * One round of the outbox: claims what is due and sends each. A sent message is marked sent; a
+ * failed one is kept with its error and tried again later, so nothing is lost. E-mails go one
+ * after another, in the order queued; webhook events each on their own, beside them, so that a
+ * receiver that is slow to answer (up to its timeout) holds no e-mail and no other account's event.
  */
 export async function sendDueAlerts(deps: AlertSenderDeps): Promise<{ sent: number; failed: { alert: PendingAlert; error: string }[] }> {
   const { store, mailer, now } = deps;
@@ -119,17 +124,25 @@ export async function sendDueAlerts(deps: AlertSenderDeps): Promise<{ sent: numb
   const due = await store.claimDueAlerts({ now: start, claimUntil: start + ALERT_CLAIM_MS, limit: ALERTS_PER_ROUND });
   let sent = 0;
   const failed: { alert: PendingAlert; error: string }[] = [];
-  for (const alert of due) {
+  const attempt = async (alert: PendingAlert, deliver: () => Promise<string | undefined>) => {
+    let answer: string | undefined;
     try {
-      await mailer.send(outboxMessage(alert, deps.dashboardUrl));
+      answer = await deliver();
     } catch (cause) {
       const error = cause instanceof Error ? cause.message : String(cause);
       await store.markAlertFailed(alert.id, error, now() + alertRetryDelayMs(alert.attempts, deps.retryBaseMs));
       failed.push({ alert, error });
-      continue;
+      return;
     }
-    await store.markAlertSent(alert.id, now());
+    await store.markAlertSent(alert.id, now(), answer);
     sent++;
-  }
+  };
+  const mails = async () => {
+    for (const alert of due.filter((a) => a.kind !== "webhook")) {
+      await attempt(alert, async () => void (await mailer.send(outboxMessage(alert, deps.dashboardUrl))));
+    }
+  };
+  const events = due.filter((a) => a.kind === "webhook").map((event) => attempt(event, () => deps.deliverWebhook(event)));
+  await Promise.all([mails(), ...events]);
   return { sent, failed };
 }

@@ -67,6 +67,20 @@ export function largestFittingMaxTokens(costOf: (maxTokens: number) => Nanos, ro
   return fits;
 }
 
+/** How each of a key's limits words its refusal; `keyLimitOf` reads it back. */
+const KEY_LIMIT_REFUSALS = {
+  credit: "API key credit limit exceeded",
+  usd_per_hour: "API key hourly spend limit exceeded",
+  requests_per_hour: "API key hourly request limit reached",
+} as const;
+export type KeyLimit = keyof typeof KEY_LIMIT_REFUSALS;
+
+/** Which of the key's own limits a refusal is, or null for any other (the balance, the account's limits). */
+export function keyLimitOf(refusal: AppError): KeyLimit | null {
+  const found = Object.entries(KEY_LIMIT_REFUSALS).find(([, opening]) => refusal.message.startsWith(opening));
+  return found ? (found[0] as KeyLimit) : null;
+}
+
 /** A limit on what requests reserve, and how much of it this request may still take. */
 interface SpendCap {
   room: bigint;
@@ -93,7 +107,7 @@ function spendCaps(s: ReservationSnapshot, amount: Nanos, policy: ReservationPol
   };
   if (s.accountSpendLimit !== null) hourlyCap("Hourly spend safety limit exceeded: the account's limit", s.accountSpendLimit, s.accountHour, s.reserved);
   const { key } = s;
-  if (key.usdPerHour !== null) hourlyCap("API key hourly spend limit exceeded: the key's limit", key.usdPerHour, key.hour, key.open.amount);
+  if (key.usdPerHour !== null) hourlyCap(`${KEY_LIMIT_REFUSALS.usd_per_hour}: the key's limit`, key.usdPerHour, key.hour, key.open.amount);
   const committed = key.spent + key.open.amount;
   const creditLimit = key.creditLimit;
   if (creditLimit !== null) {
@@ -102,7 +116,7 @@ function spendCaps(s: ReservationSnapshot, amount: Nanos, policy: ReservationPol
       refuse: (hint) =>
         new AppError(
           "insufficient_credits",
-          `API key credit limit exceeded: the key's limit is ${usd(creditLimit)}, ${usd(committed)} is spent or reserved, and this request may cost up to ${usd(amount)}${hint}`,
+          `${KEY_LIMIT_REFUSALS.credit}: the key's limit is ${usd(creditLimit)}, ${usd(committed)} is spent or reserved, and this request may cost up to ${usd(amount)}${hint}`,
           { shouldRetry: false },
         ),
     });
@@ -129,7 +143,7 @@ function requestCapRefusal(key: ReservationSnapshot["key"], now: number): AppErr
   const wait = secondsUntilFits(used, BigInt(key.open.requests), 1n, BigInt(key.requestsPerHour), now);
   return new AppError(
     "rate_limit_error",
-    `API key hourly request limit reached: ${counted} requests in the last hour, limit ${key.requestsPerHour}`,
+    `${KEY_LIMIT_REFUSALS.requests_per_hour}: ${counted} requests in the last hour, limit ${key.requestsPerHour}`,
     { retryAfterSeconds: wait ?? undefined, shouldRetry: false },
   );
 }

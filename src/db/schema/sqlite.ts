@@ -223,7 +223,11 @@ export const alertOutbox = sqliteTable("alert_outbox", {
   // Webhook events (kind `webhook`, `subject` the event type, `body` the signed JSON, kept as the
   // record): the receiver's last answer, as the dashboard's recent deliveries show it.
   answer: text("answer"),
-}, (t) => [index("alert_outbox_pending_idx").on(t.sentAt, t.nextAttemptAt)]);
+}, (t) => [
+  index("alert_outbox_pending_idx").on(t.sentAt, t.nextAttemptAt),
+  // An account's recent webhook deliveries, as its settings list them.
+  index("alert_outbox_account_idx").on(t.accountId, t.createdAt),
+]);
 
 // An account's webhook endpoint (one at most) and the secret its events are signed with. The
 // secret is kept as is: signing needs it, as Stripe's does.

@@ -1,8 +1,9 @@
 import { alertTransition, type AlertStore, type PendingAlert } from "../../core/alerts/low-balance.ts";
-import { nanos, type Nanos } from "../../core/money.ts";
+import { formatUsd, nanos, type Nanos } from "../../core/money.ts";
 import type { Database } from "../database.ts";
 import type { Dialect } from "../migration-files.ts";
 import { big, bigOrNull, exec, int, rows, type Row, type Work } from "../sql.ts";
+import { queueWebhookEvent } from "./webhooks.ts";
 
 /** The account columns appendLedger reads back after moving a balance, for the alert. */
 export const ALERT_STATE_COLUMNS = "email, alert_threshold_nanos, alert_armed";
@@ -26,6 +27,7 @@ export function* followLowBalanceAlert(accountId: string, account: Row, amount: 
   if (transition === "rearm") yield* exec("UPDATE accounts SET alert_armed = 1 WHERE id = ?", accountId);
   if (transition !== "alert") return;
   yield* exec("UPDATE accounts SET alert_armed = 0 WHERE id = ?", accountId);
+  yield* queueWebhookEvent(accountId, "balance.low", { balanceUsd: formatUsd(after, 9), thresholdUsd: formatUsd(nanos(threshold as bigint), 9) }, now);
   yield* exec(
     `INSERT INTO alert_outbox (id, account_id, email, balance_nanos, threshold_nanos, created_at, next_attempt_at)
      VALUES (?, ?, ?, ?, ?, ?, ?)`,
@@ -37,7 +39,7 @@ const toPendingAlert = (r: Row): PendingAlert => ({
   id: r.id as string,
   accountId: r.account_id as string,
   email: r.email as string,
-  kind: r.kind === "account" ? "account" : "low_balance",
+  kind: r.kind === "account" || r.kind === "webhook" ? r.kind : "low_balance",
   balance: nanos(big(r.balance_nanos)),
   threshold: nanos(big(r.threshold_nanos)),
   subject: (r.subject as string | null) ?? null,
@@ -62,16 +64,24 @@ function* claimDueAlerts(dialect: Dialect, input: { now: number; claimUntil: num
 
 export const alertStore = (db: Database): AlertStore => ({
   claimDueAlerts: (input) => db.transaction(claimDueAlerts(db.dialect, input)),
-  markAlertSent: async (id, now) => {
-    // The subject stays as the record; the text goes, since an account e-mail's carries a live link.
-    const [sent] = await db.run(rows("UPDATE alert_outbox SET sent_at = ?, last_error = NULL, body = NULL WHERE id = ? RETURNING kind", now, id));
+  markAlertSent: async (id, now, answer) => {
+    // The subject stays as the record; an account e-mail's text goes, since it carries a live
+    // link. A webhook event's body stays: it is the record of what was sent.
+    const [sent] = await db.run(rows(
+      `UPDATE alert_outbox SET sent_at = ?, last_error = NULL, answer = ?, body = CASE WHEN kind = 'webhook' THEN body END
+       WHERE id = ? RETURNING kind`,
+      now, answer ?? null, id,
+    ));
     // SQLite zeroes the cleared text in its page (secure_delete), but the WAL still holds the
     // page as it was until a checkpoint resets it: one that truncates it leaves the link nowhere
     // on disk. Account e-mails are rare (sign-ups, resets), so this costs the chat path nothing.
     if (sent?.kind === "account" && db.dialect === "sqlite") await db.run(exec("PRAGMA wal_checkpoint(TRUNCATE)"));
   },
   markAlertFailed: async (id, error, retryAt) => {
-    await db.run(exec("UPDATE alert_outbox SET next_attempt_at = ?, last_error = ? WHERE id = ? AND sent_at IS NULL", retryAt, error, id));
+    await db.run(exec(
+      "UPDATE alert_outbox SET next_attempt_at = ?, last_error = ?, answer = CASE WHEN kind = 'webhook' THEN ? END WHERE id = ? AND sent_at IS NULL",
+      retryAt, error, error, id,
+    ));
   },
 });
 

@@ -6,6 +6,7 @@ import { accountLinkStore } from "./accounts/links.ts";
 import { accountStore } from "./accounts/records.ts";
 import { adminStore } from "./admin.ts";
 import { alertStore } from "./alerts.ts";
+import { webhookStore } from "./webhooks.ts";
 import { auditStore } from "./accounts/audit.ts";
 import { billingStore } from "./billing/index.ts";
 import { checkoutStore } from "./checkout/sessions.ts";
@@ -35,6 +36,7 @@ export function createStore(db: Database): Store {
     ...checkoutStore(db),
     ...checkoutEventStore(db),
     ...alertStore(db),
+    ...webhookStore(db),
     ...adminStore(db),
     ...auditStore(db),
     ...accountLinkStore(db),

@@ -94,7 +94,8 @@ describe("sendDueAlerts", () => {
         delivered.push(message);
       },
     };
-    const result = await sendDueAlerts({ store, mailer, dashboardUrl: "https://x", retryBaseMs: 100, now: () => clock });
+    const deliverWebhook = () => Promise.reject(new Error("no webhook events are queued here"));
+    const result = await sendDueAlerts({ store, mailer, deliverWebhook, dashboardUrl: "https://x", retryBaseMs: 100, now: () => clock });
     expect(result).toEqual({ sent: 1, failed: [{ alert: alert("bad", 3), error: "451 try later" }] });
     expect(delivered.map((m) => m.to)).toEqual(["ok@example.com"]);
     expect(events).toEqual([

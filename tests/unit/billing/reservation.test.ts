@@ -4,7 +4,7 @@ import { MINUTE_MS, minuteOf, secondsUntilFits } from "../../../src/core/billing
 import { nanos, parseUsd, type Nanos } from "../../../src/core/money.ts";
 import { decideReservation, largestFittingMaxTokens, type ReservationSnapshot } from "../../../src/core/billing/reservation.ts";
 
-const usd = (amount: string) => parseUsd(amount) as Nanos;
+const usd = (amount: string) => parseUsd(amount, { signed: true }) as Nanos;
 // 30 seconds into a minute, so that waits are not whole minutes by accident.
 const NOW = Date.UTC(2026, 10, 23, 12, 0, 30);
 const M = minuteOf(NOW);

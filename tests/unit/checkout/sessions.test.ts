@@ -6,7 +6,7 @@ import {
 import { AppError } from "../../../src/core/errors.ts";
 import { parseUsd, type Nanos } from "../../../src/core/money.ts";
 
-const usd = (amount: string) => parseUsd(amount) as Nanos;
+const usd = (amount: string) => parseUsd(amount, { signed: true }) as Nanos;
 const NOW = Date.UTC(2026, 10, 21, 13, 45);
 
 describe("checkoutPack", () => {

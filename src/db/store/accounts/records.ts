@@ -1,4 +1,5 @@
-import { nanos, type Nanos } from "../../../core/money.ts";
+import { formatUsd, nanos, type Nanos } from "../../../core/money.ts";
+import type { WebhookEventType } from "../../../core/webhooks/events.ts";
 import type { Account, AccountStore, Credit, NewAccount } from "../../../core/store.ts";
 import type { Database } from "../../database.ts";
 import { eq, sum } from "drizzle-orm";
@@ -7,6 +8,10 @@ import { big, first, type Work } from "../../sql.ts";
 import { build, query, records } from "../../typed.ts";
 import { ALERT_STATE_COLUMNS, followLowBalanceAlert } from "../alerts.ts";
 import { toAccount } from "../rows.ts";
+import { queueWebhookEvent } from "../webhooks.ts";
+
+/** The webhook event a ledger entry of each kind sends. */
+const LEDGER_EVENTS: Partial<Record<Credit["kind"], WebhookEventType>> = { grant: "credits.granted", purchase: "purchase.completed" };
 
 /**
  * Appends a ledger entry and moves the account's balance by the same amount, in the caller's
@@ -33,7 +38,14 @@ export function* appendLedger(
   if (!account) throw new Error(`ledger entry for unknown account ${credit.accountId}`);
   // Every debit and credit passes here, so this is where the low-balance alert is queued and re-armed.
   yield* followLowBalanceAlert(credit.accountId, account, credit.amount, credit.now);
-  return { balance: nanos(big(account.balance_nanos)) };
+  const balance = nanos(big(account.balance_nanos));
+  // Credits that arrive are told to the account's webhook; charges, the chat path's, never are.
+  const event = LEDGER_EVENTS[credit.kind];
+  if (event) {
+    const data = { amountUsd: formatUsd(credit.amount, 9), balanceUsd: formatUsd(balance, 9), note: credit.note ?? null };
+    yield* queueWebhookEvent(credit.accountId, event, data, credit.now);
+  }
+  return { balance };
 }
 
 export function* createAccount(input: NewAccount): Work<Account | null> {

@@ -1,9 +1,10 @@
 import { nanos } from "../../../core/money.ts";
-import { decideReservation, type ReservationSnapshot } from "../../../core/billing/reservation.ts";
+import { decideReservation, keyLimitOf, type KeyLimit, type ReservationSnapshot } from "../../../core/billing/reservation.ts";
 import type { NewReservation, ReservationOutcome } from "../../../core/store.ts";
 import type { Dialect } from "../../migration-files.ts";
 import { big, exec, first, int, type Work } from "../../sql.ts";
 import { SET_ASYNC_COMMIT } from "./async-commit.ts";
+import { queueWebhookEvent } from "../webhooks.ts";
 import { accountScope, hourWindows, keyScope } from "./windows.ts";
 
 export const hasKeyLimits = (key: NewReservation["key"]) =>
@@ -51,6 +52,18 @@ function* readSnapshot(dialect: Dialect, input: NewReservation): Work<Reservatio
   };
 }
 
+const HOUR_MS = 60 * 60 * 1000;
+
+/**
+ * `key.limit_reached` for the account's webhook, once per key, limit and clock hour however
+ * many requests the limit refuses: the event's id is made of the three.
+ */
+function* tellLimitReached(input: NewReservation, limit: KeyLimit): Work<void> {
+  const hour = Math.floor(input.now / HOUR_MS) * HOUR_MS;
+  const data = { keyId: input.key.id, limit };
+  yield* queueWebhookEvent(input.account.id, "key.limit_reached", data, input.now, `limit-${input.key.id}-${limit}-${hour}`);
+}
+
 /**
  * Reserves under the account row's lock, taken first by every reservation and settlement of
  * the account, so that nothing read here can change until the transaction ends (SQLite:
@@ -61,7 +74,11 @@ export function* reserve(dialect: Dialect, input: NewReservation): Work<Reservat
   if (dialect === "postgres") yield* exec(SET_ASYNC_COMMIT);
   const snapshot = yield* readSnapshot(dialect, input);
   const refusal = decideReservation(snapshot, input, input.policy, input.now);
-  if (refusal) return { ok: false, error: refusal };
+  if (refusal) {
+    const limit = keyLimitOf(refusal);
+    if (limit) yield* tellLimitReached(input, limit);
+    return { ok: false, error: refusal };
+  }
 
   const reservationId = Bun.randomUUIDv7();
   yield* exec(

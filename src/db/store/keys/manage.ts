@@ -9,6 +9,7 @@ import { build, query, records } from "../../typed.ts";
 import { keyLookup } from "./lookup.ts";
 import { lockScope } from "../accounts/rate-limits.ts";
 import { listColumn, toKey } from "../rows.ts";
+import { queueWebhookEvent } from "../webhooks.ts";
 
 function* createKey(input: NewKey): Work<ApiKey> {
   const [created] = yield* records(apiKeys, build.insert(apiKeys).values({
@@ -73,8 +74,14 @@ function* updateKey(accountId: string, id: string, change: KeyChange): Work<ApiK
 function* revokeKey(accountId: string, id: string, now: number): Work<ApiKey | null> {
   const [revoked] = yield* records(apiKeys, build.update(apiKeys).set({ revokedAt: now })
     .where(and(eq(apiKeys.id, id), eq(apiKeys.accountId, accountId), isNull(apiKeys.revokedAt))).returning());
-  return revoked ? toKey(revoked) : null;
+  if (!revoked) return null;
+  yield* tellRevoked(toKey(revoked), "revoked", now);
+  return toKey(revoked);
 }
+
+/** `key.revoked` for the account's webhook: revoked by hand, or replaced by its rotation. */
+const tellRevoked = (key: ApiKey, reason: "revoked" | "rotated", now: number) =>
+  queueWebhookEvent(key.accountId, "key.revoked", { keyId: key.id, name: key.name, prefix: key.prefix, reason }, now);
 
 function* rotateKey(accountId: string, id: string, replacement: { prefix: string; hash: string }, now: number): Work<RotateOutcome> {
   const key = yield* ownKey(id, accountId);
@@ -85,6 +92,7 @@ function* rotateKey(accountId: string, id: string, replacement: { prefix: string
   const revoked = yield* query(build.update(apiKeys).set({ revokedAt: now })
     .where(and(eq(apiKeys.id, id), isNull(apiKeys.revokedAt))).returning({ id: apiKeys.id }));
   if (revoked.length === 0) return { refused: "not_found" };
+  yield* tellRevoked(key, "rotated", now);
   const rotated = yield* createKey({
     accountId, name: key.name, ...replacement, origin: "rotation", expiresAt: key.expiresAt,
     creditLimit: key.creditLimit, usdPerHour: key.usdPerHour, requestsPerHour: key.requestsPerHour,

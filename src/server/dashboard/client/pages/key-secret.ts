@@ -12,18 +12,31 @@ async function copyFrom(input: HTMLInputElement): Promise<boolean> {
   }
 }
 
+/** How the panel names what it shows. */
+export interface SecretWords {
+  label: string;
+  heading: string;
+  body: string;
+}
+
+const KEY_WORDS: SecretWords = {
+  label: "Your new API key",
+  heading: "Copy your new key now",
+  body: "This is the only time the key is shown. Store it somewhere safe, such as a secret manager; it cannot be retrieved later.",
+};
+
 /**
  * Shows the plaintext of a new key once, first in `container`, with a Copy button, and moves the
  * focus to it. "Done" removes it (emptying the input first), after which the page holds no
  * trace of it.
  */
-export function showSecret(container: HTMLElement, secret: string, onDone: () => void): void {
-  const input = h("input", { type: "text", readonly: true, value: secret, class: "secret-value", "aria-label": "Your new API key", spellcheck: "false", autocomplete: "off" });
+export function showSecret(container: HTMLElement, secret: string, onDone: () => void, words: SecretWords = KEY_WORDS): void {
+  const input = h("input", { type: "text", readonly: true, value: secret, class: "secret-value", "aria-label": words.label, spellcheck: "false", autocomplete: "off" });
   const copied = h("p", { class: "muted", "aria-live": "polite" });
-  const heading = h("h2", { id: "new-key-heading", tabindex: "-1" }, "Copy your new key now");
+  const heading = h("h2", { id: "new-key-heading", tabindex: "-1" }, words.heading);
   const panel = h("section", { class: "card secret", "aria-labelledby": heading.id },
     heading,
-    h("p", {}, "This is the only time the key is shown. Store it somewhere safe, such as a secret manager; it cannot be retrieved later."),
+    h("p", {}, words.body),
     h("div", { class: "secret-row" },
       input,
       h("button", {

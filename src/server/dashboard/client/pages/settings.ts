@@ -4,6 +4,7 @@ import { pageUrl } from "../env.ts";
 import { plainNumber, usd } from "../format.ts";
 import { field, form, optionalAmount } from "../fields.ts";
 import type { AccountView } from "../wire.ts";
+import { renderWebhookSettings } from "./settings-webhook.ts";
 
 // The spec's ranges; the server enforces the same.
 const ALERT_THRESHOLD_MAX_USD = 100;
@@ -50,10 +51,13 @@ export async function renderSettings(root: HTMLElement): Promise<void> {
     },
   });
 
+  const webhook = h("section", { class: "card", "aria-labelledby": "webhook-heading" });
   root.replaceChildren(
     section("alert-heading", "Low-balance alert", "We send you an e-mail when your balance falls below this amount.", alertForm),
     section("limit-heading", "Hourly spend safety limit", "Chat requests from all your keys are refused with 429 once this much has been spent in the last hour.", limitForm),
+    webhook,
     section("security-link-heading", "Security", "Your password, the devices you are signed in on, two-factor sign-in and your account's activity.",
       h("a", { href: pageUrl("security"), class: "button secondary" }, "Open security settings")),
   );
+  await renderWebhookSettings(webhook);
 }

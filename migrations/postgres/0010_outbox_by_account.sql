@@ -1,0 +1,1 @@
+CREATE INDEX "alert_outbox_account_idx" ON "alert_outbox" USING btree ("account_id","created_at");

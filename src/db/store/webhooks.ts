@@ -1,0 +1,58 @@
+// Webhook endpoints, and the events queued for them in the outbox (kind `webhook`): an event is
+// queued in the transaction of what caused it, and only for an account that has an endpoint.
+import { eventBody, type WebhookEventType } from "../../core/webhooks/events.ts";
+import type { WebhookDelivery, WebhookStore } from "../../core/webhooks/store.ts";
+import type { Database } from "../database.ts";
+import { exec, first, int, intOrNull, rows, type Work } from "../sql.ts";
+
+/**
+ * Queues `type` for the account's endpoint, if it has one; due at once. `id` is the event's
+ * stable id; an event already queued under it is not queued again (`key.limit_reached` is
+ * named per key, limit and hour, so a key refused all hour sends one).
+ */
+export function* queueWebhookEvent(
+  accountId: string,
+  type: WebhookEventType,
+  data: Record<string, unknown>,
+  now: number,
+  id: string = Bun.randomUUIDv7(),
+): Work<void> {
+  yield* exec(
+    `INSERT INTO alert_outbox (id, account_id, email, kind, balance_nanos, threshold_nanos, subject, body, created_at, next_attempt_at)
+     SELECT ?, account_id, '', 'webhook', 0, 0, ?, ?, ?, ? FROM webhook_endpoints WHERE account_id = ?
+     ON CONFLICT (id) DO NOTHING`,
+    id, type, eventBody(id, type, now, data), now, now, accountId,
+  );
+}
+
+const toDelivery = (r: Record<string, unknown>): WebhookDelivery => ({
+  id: r.id as string,
+  type: r.subject as WebhookDelivery["type"],
+  createdAt: int(r.created_at),
+  attempts: int(r.attempts),
+  sentAt: intOrNull(r.sent_at),
+  nextAttemptAt: r.sent_at === null ? int(r.next_attempt_at) : null,
+  answer: (r.answer as string | null) ?? (r.last_error as string | null) ?? null,
+});
+
+export const webhookStore = (db: Database): WebhookStore => ({
+  webhookEndpoint: async (accountId) => {
+    const row = await db.run(first("SELECT url, secret, created_at FROM webhook_endpoints WHERE account_id = ?", accountId));
+    return row ? { url: row.url as string, secret: row.secret as string, createdAt: int(row.created_at) } : null;
+  },
+  setWebhookEndpoint: async (accountId, endpoint) => {
+    await db.transaction(exec(
+      `INSERT INTO webhook_endpoints (account_id, url, secret, created_at) VALUES (?, ?, ?, ?)
+       ON CONFLICT (account_id) DO UPDATE SET url = excluded.url, secret = excluded.secret, created_at = excluded.created_at`,
+      accountId, endpoint.url, endpoint.secret, endpoint.createdAt,
+    ));
+  },
+  removeWebhookEndpoint: async (accountId) =>
+    (await db.transaction(rows("DELETE FROM webhook_endpoints WHERE account_id = ? RETURNING account_id", accountId))).length > 0,
+  recentWebhookDeliveries: async (accountId, limit) =>
+    (await db.run(rows(
+      `SELECT id, subject, created_at, attempts, sent_at, next_attempt_at, answer, last_error FROM alert_outbox
+       WHERE account_id = ? AND kind = 'webhook' ORDER BY created_at DESC, id DESC LIMIT ?`,
+      accountId, limit,
+    ))).map(toDelivery),
+});

@@ -1,0 +1,34 @@
+import { Elysia } from "elysia";
+import { signedInAccount } from "../../../core/accounts/sign-in.ts";
+import { AppError, MESSAGES } from "../../../core/errors.ts";
+import type { AccountCaller } from "../../../core/keys/management.ts";
+import { setWebhook, webhookView } from "../../../core/webhooks/endpoint.ts";
+import { systemResolver } from "../../alerts/webhook-poster.ts";
+import type { AppDeps } from "../../deps.ts";
+import { json, methodNotAllowed, plainError } from "../../http.ts";
+import { readObjectBody } from "../../object-body.ts";
+import { accountCallerPlugin } from "../../session.ts";
+
+/** The account's webhook endpoint: set it (its secret shown once), read it with its recent deliveries, remove it. */
+export const webhookSettingsRoutes = (deps: AppDeps) => {
+  const { store, now, config } = deps;
+  const account = (caller: AccountCaller) => signedInAccount(caller, MESSAGES.accountNotFound);
+  return new Elysia({ name: "webhook-settings" })
+    .all("/settings/webhook", methodNotAllowed(plainError, "GET, PUT, DELETE"))
+    .use(accountCallerPlugin(deps))
+    .get("/settings/webhook", async ({ session }) => json(await webhookView(store, account(session).id)))
+    .put(
+      "/settings/webhook",
+      async ({ session, request }) => {
+        const { id } = account(session);
+        const body = await readObjectBody(request);
+        const input = { accountId: id, body, allowPrivate: config.webhookAllowPrivate, resolve: deps.resolveHost ?? systemResolver, now: now() };
+        return json(await setWebhook(store, input));
+      },
+      { parse: "none" },
+    )
+    .delete("/settings/webhook", async ({ session }) => {
+      if (!(await store.removeWebhookEndpoint(account(session).id))) throw new AppError("not_found", "No webhook endpoint is set");
+      return json({ success: true });
+    }, { parse: "none" });
+};
