@@ -6,6 +6,7 @@ import { hashSessionToken, newSessionToken, SESSION_TTL_MS } from "./session.ts"
 import { AppError, MESSAGES } from "../errors.ts";
 import type { Nanos } from "../money.ts";
 import { checkSecondFactor } from "./totp.ts";
+import { CODE_FAILURES, failureGuard, PASSWORD_FAILURES, type FailureGuard } from "./sign-in-limits.ts";
 import type { Account, FreeCreditOffer, RateLimitStore, SessionStore, UserStore } from "../store.ts";
 
 const PASSWORD_MIN_LENGTH = 10;
@@ -16,8 +17,11 @@ const EMAIL_MAX_LENGTH = 254;
 const EMAIL_PATTERN = /^[^\s@\p{Cc}]+@[^\s@.\p{Cc}]+(\.[^\s@.\p{Cc}]+)+$/u;
 const CONTROL_CHARACTER = /\p{Cc}/u;
 
-/** Sign-in attempts allowed per IP and, separately, per e-mail in a rolling window. */
-const LOGIN_ATTEMPTS = { limit: 10, windowMs: 15 * 60 * 1000 };
+/**
+ * Sign-in attempts allowed per IP, failed or not, in a rolling window: the bound on the argon2
+ * work one address can cause. Failures are bounded per e-mail as well, in sign-in-limits.ts.
+ */
+const LOGIN_ATTEMPTS_PER_IP = { limit: 10, windowMs: 15 * 60 * 1000 };
 /** The window of the per-IP limits on sign-ups and reset requests (AUTH_PER_IP_PER_HOUR, default 10). */
 export const HOUR_MS = 60 * 60 * 1000;
 const DAY_MS = 24 * 60 * 60 * 1000;
@@ -148,8 +152,9 @@ type LogInStore = UserStore & SessionStore & RateLimitStore & AccountSecuritySto
 
 /**
  * Signs in with `{email, password}`, and `code` when the account has two-factor sign-in.
- * Attempts are counted per IP and per e-mail before the password is checked, so guessing
- * (passwords and codes alike) is bounded and cannot be used to burn CPU on argon2.
+ * Attempts are counted per IP before the password is checked, so they cannot be used to burn
+ * CPU on argon2; wrong passwords and wrong codes are counted per (e-mail, IP) and per e-mail
+ * (sign-in-limits.ts), so guessing is bounded but a guesser elsewhere cannot lock the owner out.
  */
 export async function logIn(store: LogInStore, body: Record<string, unknown>, ctx: SignInContext): Promise<{ account: Account; sessionToken: string }> {
   if (typeof body.email !== "string" || typeof body.password !== "string") {
@@ -158,25 +163,29 @@ export async function logIn(store: LogInStore, body: Record<string, unknown>, ct
   const email = accountEmail(body.email);
   // Sign-up refuses such an address, so no account has one; it is not even counted (Postgres cannot store a NUL).
   if (CONTROL_CHARACTER.test(email)) throw new AppError("authentication_error", MESSAGES.invalidCredentials);
-  for (const scope of [`login:ip:${ctx.ip}`, `login:email:${email}`]) {
-    await throttle(store, scope, LOGIN_ATTEMPTS, ctx.now, MESSAGES.signInThrottled);
-  }
+  await throttle(store, `login:ip:${ctx.ip}`, LOGIN_ATTEMPTS_PER_IP, ctx.now, MESSAGES.signInThrottled);
+  const passwords = failureGuard(store, "login", PASSWORD_FAILURES, email, ctx.ip, ctx.now);
+  await passwords.check();
   const found = await store.findCredentials(email);
-  const failed = async (detail: string, message: string) => {
+  const failed = async (guard: FailureGuard, detail: string, message: string) => {
+    await guard.failed();
     if (found) await store.recordAudit({ accountId: found.account.id, type: "login_failed", ip: ctx.ip, detail, at: ctx.now });
     return new AppError("authentication_error", message);
   };
   if (!(await passwordMatches(body.password, found?.passwordHash ?? null)) || !found) {
-    throw await failed("wrong password", MESSAGES.invalidCredentials);
+    throw await failed(passwords, "wrong password", MESSAGES.invalidCredentials);
   }
   // Told only to someone who knows the password.
   if (accountState(found.account) !== "active") throw new AppError("permission_error", MESSAGES.forbidden);
   if (found.account.totpEnabledAt !== null) {
     if (body.code === undefined || body.code === null || body.code === "") throw new AppError("authentication_error", MESSAGES.totpRequired);
+    const codes = failureGuard(store, "login-code", CODE_FAILURES, email, ctx.ip, ctx.now);
+    await codes.check();
     if (!(await checkSecondFactor(store, found.account.id, body.code, ctx.now))) {
-      throw await failed("wrong two-factor code", MESSAGES.totpInvalid);
+      throw await failed(codes, "wrong two-factor code", MESSAGES.totpInvalid);
     }
   }
+  await passwords.succeeded();
   await store.recordAudit({ accountId: found.account.id, type: "login", ip: ctx.ip, detail: ctx.userAgent, at: ctx.now });
   return { account: found.account, sessionToken: await startSession(store, found.account.id, ctx) };
 }
