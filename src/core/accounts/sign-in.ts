@@ -6,6 +6,7 @@ import { hashSessionToken, newSessionToken, SESSION_TTL_MS } from "./session.ts"
 import { AppError, MESSAGES } from "../errors.ts";
 import type { Nanos } from "../money.ts";
 import { checkSecondFactor } from "./totp.ts";
+import { lookAlikeProblem } from "./look-alike.ts";
 import { CODE_FAILURES, failureGuard, PASSWORD_FAILURES, type FailureGuard } from "./sign-in-limits.ts";
 import type { Account, FreeCreditOffer, RateLimitStore, SessionStore, UserStore } from "../store.ts";
 
@@ -33,11 +34,22 @@ const invalid = (message: string) => new AppError("invalid_request_error", messa
 /** How e-mails are stored and looked up: trimmed and lower-cased. */
 const accountEmail = (raw: string): string => raw.trim().toLowerCase();
 
-/** A new account's e-mail, normalized, or a 400 saying why it is not one. */
+/** An e-mail, normalized, or a 400 saying why it is not one; for looking one up, see `parseNewEmail` for making one. */
 export function parseEmail(value: unknown): string {
   if (typeof value !== "string") throw invalid("email is required and must be a string");
   const email = accountEmail(value);
   if (email.length > EMAIL_MAX_LENGTH || !EMAIL_PATTERN.test(email)) throw invalid("email must be a valid e-mail address");
+  return email;
+}
+
+/**
+ * The e-mail of an account being made (sign-up, the CLI's `users create`): as `parseEmail`,
+ * and not one that could pass for another account's (look-alike.ts).
+ */
+export function parseNewEmail(value: unknown): string {
+  const email = parseEmail(value);
+  const problem = lookAlikeProblem(email);
+  if (problem !== null) throw invalid(problem);
   return email;
 }
 
@@ -126,7 +138,7 @@ export async function signUp(
   links: LinkPolicy,
   ctx: SignInContext,
 ): Promise<{ account: Account; sessionToken: string }> {
-  const email = parseEmail(body.email);
+  const email = parseNewEmail(body.email);
   const password = parsePassword(body.password);
   await throttle(store, `signup:ip:${ctx.ip}`, { limit: links.perIpPerHour, windowMs: HOUR_MS }, ctx.now, MESSAGES.tooManyRequests);
   const account = await store.signUp({
