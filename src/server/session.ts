@@ -4,6 +4,7 @@ import type { AccountSecurityStore } from "../core/accounts/store.ts";
 import { hashSessionToken, SESSION_COOKIE, SESSION_TTL_MS, sessionRenewal } from "../core/accounts/session.ts";
 import { AppError, MESSAGES } from "../core/errors.ts";
 import type { Account, SessionStore } from "../core/store.ts";
+import { refuseCrossSiteWrite } from "./csrf.ts";
 
 interface SessionDeps {
   config: Config;
@@ -15,27 +16,6 @@ interface SessionDeps {
 export interface Session {
   tokenHash: string;
   account: Account | null;
-}
-
-const WRITE_METHODS = new Set(["POST", "PUT", "PATCH", "DELETE"]);
-
-/**
- * Refuses a cookie-authenticated write sent from another site (CSRF): its Origin must be the
- * service's own (PUBLIC_URL) or the host the request was sent to. Requests without Origin come
- * from non-browser clients, which cannot be made to carry a victim's cookie, and pass.
- */
-export function assertSameOrigin(request: Request, config: Pick<Config, "publicUrl">): void {
-  if (!WRITE_METHODS.has(request.method)) return;
-  const origin = request.headers.get("origin");
-  if (origin === null || origin === new URL(config.publicUrl).origin) return;
-  const host = request.headers.get("host");
-  let originHost: string | null = null;
-  try {
-    originHost = new URL(origin).host;
-  } catch {
-    // "null" (sandboxed frames, file: pages) or garbage: not our origin.
-  }
-  if (host === null || originHost !== host) throw new AppError("permission_error", MESSAGES.forbidden);
 }
 
 /** The session token in the request's Cookie header, if any. */
@@ -64,13 +44,13 @@ export const clearedSessionCookie = (config: Pick<Config, "basePath" | "publicUr
 
 /**
  * Session sign-in for the account endpoints: resolves the `gw_session` cookie into `session`,
- * or answers 401 `Unauthorized`; writes from a foreign Origin answer 403 first. Routes turn
+ * or answers 401 `Unauthorized`; cross-site writes are refused first (csrf.ts). Routes turn
  * the session into their account with `signedInAccount` (core), which knows each endpoint's 404.
  * A session in use slides: in the last half of its life it is extended, and the cookie with it.
  */
 export const sessionPlugin = ({ config, store, now }: SessionDeps) =>
   new Elysia({ name: "session" }).resolve({ as: "scoped" }, async ({ request, set }): Promise<{ session: Session }> => {
-    assertSameOrigin(request, config);
+    refuseCrossSiteWrite(request, config);
     const token = sessionToken(request);
     const at = now();
     const tokenHash = token === null ? null : hashSessionToken(token);
