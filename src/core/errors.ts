@@ -3,6 +3,7 @@ const KINDS = {
   invalid_request_error: { status: 400, type: "invalid_request_error" },
   payload_too_large: { status: 413, type: "invalid_request_error" },
   method_not_allowed: { status: 405, type: "invalid_request_error" },
+  unsupported_media_type: { status: 415, type: "invalid_request_error" },
   authentication_error: { status: 401, type: "authentication_error" },
   insufficient_credits: { status: 402, type: "insufficient_credits" },
   permission_error: { status: 403, type: "permission_error" },
@@ -56,6 +57,7 @@ export const isAppError = (error: unknown): error is AppError => error instanceo
 export const MESSAGES = {
   unauthorized: "Unauthorized",
   forbidden: "Forbidden",
+  jsonContentTypeRequired: "Content-Type must be application/json",
   userNotFound: "User not found",
   accountNotFound: "Account not found",
   keyNotFound: "Key not found",

@@ -106,6 +106,11 @@ export interface RateLimitStore {
    * with the seconds until the oldest event leaves the window.
    */
   hitRateLimit(input: RateLimitHit): Promise<RateLimitDecision>;
+  /**
+   * The decision `hitRateLimit` would make, recording nothing: for limits that count only
+   * some outcomes (failed sign-ins), checked before the attempt and hit after it fails.
+   */
+  checkRateLimit(input: RateLimitHit): Promise<RateLimitDecision>;
   /** Events recorded for `scope` after `since`. */
   countRecentEvents(scope: string, since: number): Promise<number>;
 }

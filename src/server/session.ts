@@ -7,6 +7,7 @@ import { managementKeyCaller, type AccountCaller } from "../core/keys/management
 import { looksLikeManagementKey } from "../core/keys/secret.ts";
 import type { Account, AccountStore, KeyStore, SessionStore } from "../core/store.ts";
 import { bearerToken } from "./bearer.ts";
+import { refuseCrossSiteWrite } from "./csrf.ts";
 
 interface SessionDeps {
   config: Config;
@@ -18,27 +19,6 @@ interface SessionDeps {
 export interface Session {
   tokenHash: string;
   account: Account | null;
-}
-
-const WRITE_METHODS = new Set(["POST", "PUT", "PATCH", "DELETE"]);
-
-/**
- * Refuses a cookie-authenticated write sent from another site (CSRF): its Origin must be the
- * service's own (PUBLIC_URL) or the host the request was sent to. Requests without Origin come
- * from non-browser clients, which cannot be made to carry a victim's cookie, and pass.
- */
-export function assertSameOrigin(request: Request, config: Pick<Config, "publicUrl">): void {
-  if (!WRITE_METHODS.has(request.method)) return;
-  const origin = request.headers.get("origin");
-  if (origin === null || origin === new URL(config.publicUrl).origin) return;
-  const host = request.headers.get("host");
-  let originHost: string | null = null;
-  try {
-    originHost = new URL(origin).host;
-  } catch {
-    // "null" (sandboxed frames, file: pages) or garbage: not our origin.
-  }
-  if (host === null || originHost !== host) throw new AppError("permission_error", MESSAGES.forbidden);
 }
 
 /** The session token in the request's Cookie header, if any. */
@@ -67,7 +47,7 @@ export const clearedSessionCookie = (config: Pick<Config, "basePath" | "publicUr
 
 /**
  * Session sign-in for the account endpoints: resolves the `gw_session` cookie into `session`,
- * or answers 401 `Unauthorized`; writes from a foreign Origin answer 403 first. Routes turn
+ * or answers 401 `Unauthorized`; cross-site writes are refused first (csrf.ts). Routes turn
  * the session into their account with `signedInAccount` (core), which knows each endpoint's 404.
  * A session in use slides: in the last half of its life it is extended, and the cookie with it.
  */
@@ -77,7 +57,7 @@ export const sessionPlugin = (deps: SessionDeps) =>
   }));
 
 async function signedInSession({ config, store, now }: SessionDeps, request: Request, set: { headers: Record<string, unknown> }): Promise<Session> {
-  assertSameOrigin(request, config);
+  refuseCrossSiteWrite(request, config);
   const token = sessionToken(request);
   const at = now();
   const tokenHash = token === null ? null : hashSessionToken(token);

@@ -357,6 +357,42 @@ describeEachDialect("fuzzing a running gateway", (dialect) => {
     );
   });
 
+  // Look-alikes of a real address: an invisible character slipped in anywhere, or one Latin
+  // letter of the local part swapped for its Cyrillic or Greek twin.
+  const INVISIBLES = ["\u200b", "\u200c", "\u200d", "\u2060", "\ufeff", "\u00ad", "\u202e", "\u2066", "\u061c", "\u180e", "\u3164", "\ufe0f", "\u034f"];
+  const TWINS: Record<string, string[]> = { a: ["\u0430", "\u03b1"], c: ["\u0441"], e: ["\u0435"], i: ["\u0456", "\u03b9"], o: ["\u043e", "\u03bf"], p: ["\u0440", "\u03c1"] };
+  const LOCAL = "apicoeca"; // every letter has a twin
+  const lookAlike = fc.oneof(
+    // Inside the address: sign-up trims the ends, and JavaScript's trim takes a BOM for a space.
+    fc.tuple(fc.constantFrom(...INVISIBLES), fc.integer({ min: 1, max: LOCAL.length + 11 })).map(([char, at]) => {
+      const email = `${LOCAL}@example.com`;
+      return `${email.slice(0, at)}${char}${email.slice(at)}`;
+    }),
+    fc.tuple(fc.nat({ max: LOCAL.length - 1 }), fc.nat()).map(([at, pick]) => {
+      const twins = TWINS[LOCAL[at]!]!;
+      return `${LOCAL.slice(0, at)}${twins[pick % twins.length]}${LOCAL.slice(at + 1)}@example.com`;
+    }),
+  );
+
+  test("sign-up: an e-mail with an invisible character or mixed scripts is a 400 in sign-up's error shape, and no account", async () => {
+    await fc.assert(
+      fc.asyncProperty(lookAlike, printable, async (email, forwardedFor) => {
+        const res = await fetch(`${gateway.url}/auth/signup`, {
+          method: "POST",
+          headers: { "content-type": "application/json", "x-forwarded-for": forwardedFor },
+          body: JSON.stringify({ email, password: PASSWORD }),
+        });
+        const body = JSON.parse(await answerText(res, secrets));
+        expect({ status: res.status, body, cookie: res.headers.get("set-cookie") }).toEqual({
+          // A BOM is whitespace to JavaScript, so that one is refused as no address at all.
+          status: 400, body: { error: expect.stringMatching(/^email must (not contain invisible or formatting characters|not mix scripts|be a valid e-mail address)/) }, cookie: null,
+        });
+        expect(await books.store.findAccountByEmail(email)).toBeNull();
+      }),
+      { numRuns: 300 },
+    );
+  });
+
   const hostileSegment = fc.oneof(fc.webSegment(), printable.map(encodeURIComponent), fc.constantFrom("..", "%2e%2e", "%00", "%ff", "%", "~", "v1", "keys", "A".repeat(2_000)));
   test("unknown and hostile paths answer 404 or 405 in the error style, never a 500 or a leak", async () => {
     await fc.assert(

@@ -10,6 +10,10 @@ describeEachDialect("sign-up, sign-in and sessions: refusals", (dialect) => {
   test.each([
     ["a malformed e-mail", { email: "not-an-email", password: PASSWORD }, "email must be a valid e-mail address"],
     ["a missing e-mail", { password: PASSWORD }, "email is required and must be a string"],
+    ["a zero-width space in the e-mail", { email: "alice\u200b@example.com", password: PASSWORD }, "email must not contain invisible or formatting characters"],
+    ["a right-to-left override in the e-mail", { email: "alice\u202e@example.com", password: PASSWORD }, "email must not contain invisible or formatting characters"],
+    ["a Cyrillic letter among Latin ones", { email: "\u0430lice@example.com", password: PASSWORD }, "email must not mix scripts (such as Latin and Cyrillic) in one part"],
+    ["a Greek letter in the domain", { email: "alice@ex\u03b1mple.com", password: PASSWORD }, "email must not mix scripts (such as Latin and Cyrillic) in one part"],
     ["a password under 10 characters", { email: "short@example.com", password: "123456789" }, "password must be at least 10 characters"],
     ["a password over 200 characters", { email: "long@example.com", password: "x".repeat(201) }, "password must be at most 200 characters"],
     ["a missing password", { email: "nopw@example.com" }, "password is required and must be a string"],
@@ -22,6 +26,18 @@ describeEachDialect("sign-up, sign-in and sessions: refusals", (dialect) => {
     expect(res.status).toBe(400);
     expect(res.headers.get("set-cookie")).toBeNull();
     expect(await readJson(res)).toEqual({ error });
+  });
+
+  test("a look-alike of an account's e-mail makes no account: sign-up 400, sign-in 401, forgot the usual 200", async () => {
+    const email = uniqueEmail("alice");
+    await signUpUser(gateway().url, email, { "x-forwarded-for": ip() });
+    for (const lookAlike of [email.replace("@", "\u200b@"), `\u0430${email.slice(1)}`]) {
+      expect((await post("/auth/signup", { email: lookAlike, password: PASSWORD })).status).toBe(400);
+      expect((await post("/auth/login", { email: lookAlike, password: PASSWORD })).status).toBe(401);
+      const forgot = await post("/auth/password/forgot", { email: lookAlike });
+      expect({ status: forgot.status, body: await readJson(forgot) }).toEqual({ status: 200, body: { success: true } });
+      expect(await gateway().store.findAccountByEmail(lookAlike)).toBeNull();
+    }
   });
 
   test("a taken e-mail answers 409, whatever its case", async () => {

@@ -66,6 +66,8 @@ describeEachDialect("the admin CLI, beside a running server on the same database
 
     test.each([
       [["--email", "not-an-email"], "email must be a valid e-mail address"],
+      [["--email", "alice\u200b@example.com"], "email must not contain invisible or formatting characters"],
+      [["--email", "\u0430lice@example.com"], "email must not mix scripts (such as Latin and Cyrillic) in one part"],
       [["--email", "x@example.com", "--password", "short"], "password must be at least 10 characters"],
       [["--email", "y@example.com", "--credits", "-1"], '--credits must be a non-negative USD amount (got "-1")'],
       [["--email", "z@example.com", "--credits", "lots"], '--credits must be a non-negative USD amount (got "lots")'],

@@ -1,6 +1,6 @@
 import type { Command } from "commander";
 import { accountState } from "../../core/accounts/state.ts";
-import { hashPassword, parseEmail, parsePassword } from "../../core/accounts/sign-in.ts";
+import { hashPassword, parseNewEmail, parsePassword } from "../../core/accounts/sign-in.ts";
 import { formatUsd } from "../../core/money.ts";
 import type { Account, AccountChange } from "../../core/store.ts";
 import { requireAccount, usdFlag } from "../args.ts";
@@ -31,7 +31,7 @@ export function registerUsers(program: Command, output: () => Output): void {
     .option("--credits <usd>", "credits granted at creation", "0")
     .option("--admin", "make the account an operator (the console at /dashboard/admin)")
     .action(async (opts: { email: string; password?: string; credits: string; admin?: boolean }) => {
-      const email = parseEmail(opts.email);
+      const email = parseNewEmail(opts.email);
       const passwordHash = opts.password === undefined ? null : await hashPassword(parsePassword(opts.password));
       const credits = usdFlag("--credits", opts.credits, (amount) => amount >= 0n, "a non-negative USD amount");
       await withStore({}, async ({ store }) => {

@@ -6,6 +6,8 @@ import { hashSessionToken, newSessionToken, SESSION_TTL_MS } from "./session.ts"
 import { AppError, MESSAGES } from "../errors.ts";
 import type { Nanos } from "../money.ts";
 import { checkSecondFactor } from "./totp.ts";
+import { lookAlikeProblem } from "./look-alike.ts";
+import { CODE_FAILURES, failureGuard, PASSWORD_FAILURES, type FailureGuard } from "./sign-in-limits.ts";
 import type { Account, FreeCreditOffer, RateLimitStore, SessionStore, UserStore } from "../store.ts";
 
 const PASSWORD_MIN_LENGTH = 10;
@@ -16,8 +18,11 @@ const EMAIL_MAX_LENGTH = 254;
 const EMAIL_PATTERN = /^[^\s@\p{Cc}]+@[^\s@.\p{Cc}]+(\.[^\s@.\p{Cc}]+)+$/u;
 const CONTROL_CHARACTER = /\p{Cc}/u;
 
-/** Sign-in attempts allowed per IP and, separately, per e-mail in a rolling window. */
-const LOGIN_ATTEMPTS = { limit: 10, windowMs: 15 * 60 * 1000 };
+/**
+ * Sign-in attempts allowed per IP, failed or not, in a rolling window: the bound on the argon2
+ * work one address can cause. Failures are bounded per e-mail as well, in sign-in-limits.ts.
+ */
+const LOGIN_ATTEMPTS_PER_IP = { limit: 10, windowMs: 15 * 60 * 1000 };
 /** The window of the per-IP limits on sign-ups and reset requests (AUTH_PER_IP_PER_HOUR, default 10). */
 export const HOUR_MS = 60 * 60 * 1000;
 const DAY_MS = 24 * 60 * 60 * 1000;
@@ -29,11 +34,22 @@ const invalid = (message: string) => new AppError("invalid_request_error", messa
 /** How e-mails are stored and looked up: trimmed and lower-cased. */
 const accountEmail = (raw: string): string => raw.trim().toLowerCase();
 
-/** A new account's e-mail, normalized, or a 400 saying why it is not one. */
+/** An e-mail, normalized, or a 400 saying why it is not one; for looking one up, see `parseNewEmail` for making one. */
 export function parseEmail(value: unknown): string {
   if (typeof value !== "string") throw invalid("email is required and must be a string");
   const email = accountEmail(value);
   if (email.length > EMAIL_MAX_LENGTH || !EMAIL_PATTERN.test(email)) throw invalid("email must be a valid e-mail address");
+  return email;
+}
+
+/**
+ * The e-mail of an account being made (sign-up, the CLI's `users create`): as `parseEmail`,
+ * and not one that could pass for another account's (look-alike.ts).
+ */
+export function parseNewEmail(value: unknown): string {
+  const email = parseEmail(value);
+  const problem = lookAlikeProblem(email);
+  if (problem !== null) throw invalid(problem);
   return email;
 }
 
@@ -122,7 +138,7 @@ export async function signUp(
   links: LinkPolicy,
   ctx: SignInContext,
 ): Promise<{ account: Account; sessionToken: string }> {
-  const email = parseEmail(body.email);
+  const email = parseNewEmail(body.email);
   const password = parsePassword(body.password);
   await throttle(store, `signup:ip:${ctx.ip}`, { limit: links.perIpPerHour, windowMs: HOUR_MS }, ctx.now, MESSAGES.tooManyRequests);
   const account = await store.signUp({
@@ -148,8 +164,9 @@ type LogInStore = UserStore & SessionStore & RateLimitStore & AccountSecuritySto
 
 /**
  * Signs in with `{email, password}`, and `code` when the account has two-factor sign-in.
- * Attempts are counted per IP and per e-mail before the password is checked, so guessing
- * (passwords and codes alike) is bounded and cannot be used to burn CPU on argon2.
+ * Attempts are counted per IP before the password is checked, so they cannot be used to burn
+ * CPU on argon2; wrong passwords and wrong codes are counted per (e-mail, IP) and per e-mail
+ * (sign-in-limits.ts), so guessing is bounded but a guesser elsewhere cannot lock the owner out.
  */
 export async function logIn(store: LogInStore, body: Record<string, unknown>, ctx: SignInContext): Promise<{ account: Account; sessionToken: string }> {
   if (typeof body.email !== "string" || typeof body.password !== "string") {
@@ -158,25 +175,29 @@ export async function logIn(store: LogInStore, body: Record<string, unknown>, ct
   const email = accountEmail(body.email);
   // Sign-up refuses such an address, so no account has one; it is not even counted (Postgres cannot store a NUL).
   if (CONTROL_CHARACTER.test(email)) throw new AppError("authentication_error", MESSAGES.invalidCredentials);
-  for (const scope of [`login:ip:${ctx.ip}`, `login:email:${email}`]) {
-    await throttle(store, scope, LOGIN_ATTEMPTS, ctx.now, MESSAGES.signInThrottled);
-  }
+  await throttle(store, `login:ip:${ctx.ip}`, LOGIN_ATTEMPTS_PER_IP, ctx.now, MESSAGES.signInThrottled);
+  const passwords = failureGuard(store, "login", PASSWORD_FAILURES, email, ctx.ip, ctx.now);
+  await passwords.check();
   const found = await store.findCredentials(email);
-  const failed = async (detail: string, message: string) => {
+  const failed = async (guard: FailureGuard, detail: string, message: string) => {
+    await guard.failed();
     if (found) await store.recordAudit({ accountId: found.account.id, type: "login_failed", ip: ctx.ip, detail, at: ctx.now });
     return new AppError("authentication_error", message);
   };
   if (!(await passwordMatches(body.password, found?.passwordHash ?? null)) || !found) {
-    throw await failed("wrong password", MESSAGES.invalidCredentials);
+    throw await failed(passwords, "wrong password", MESSAGES.invalidCredentials);
   }
   // Told only to someone who knows the password.
   if (accountState(found.account) !== "active") throw new AppError("permission_error", MESSAGES.forbidden);
   if (found.account.totpEnabledAt !== null) {
     if (body.code === undefined || body.code === null || body.code === "") throw new AppError("authentication_error", MESSAGES.totpRequired);
+    const codes = failureGuard(store, "login-code", CODE_FAILURES, email, ctx.ip, ctx.now);
+    await codes.check();
     if (!(await checkSecondFactor(store, found.account.id, body.code, ctx.now))) {
-      throw await failed("wrong two-factor code", MESSAGES.totpInvalid);
+      throw await failed(codes, "wrong two-factor code", MESSAGES.totpInvalid);
     }
   }
+  await passwords.succeeded();
   await store.recordAudit({ accountId: found.account.id, type: "login", ip: ctx.ip, detail: ctx.userAgent, at: ctx.now });
   return { account: found.account, sessionToken: await startSession(store, found.account.id, ctx) };
 }

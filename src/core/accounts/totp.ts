@@ -103,18 +103,23 @@ export async function confirmTotp(store: AccountSecurityStore, code: unknown, ct
   return codes;
 }
 
-/** Codes tried to turn two-factor sign-in off, per account, as many as sign-in allows. */
-const DISABLE_ATTEMPTS = { limit: 10, windowMs: 15 * 60 * 1000 };
+/** Wrong codes allowed when turning two-factor sign-in off, per account, as many as sign-in allows per e-mail. */
+const DISABLE_FAILURES = { limit: 10, windowMs: 15 * 60 * 1000 };
 
 /**
  * Turns two-factor sign-in off; it takes a current code (or a recovery code), so a stolen
- * session alone cannot, and tries are counted so that it cannot guess one either.
+ * session alone cannot, and wrong codes are counted so that it cannot guess one either. Only
+ * wrong ones count: the owner's right code is never refused for someone else's guesses.
  */
 export async function turnOffTotp(store: AccountSecurityStore & AuditStore & RateLimitStore, code: unknown, ctx: TotpContext): Promise<void> {
   const { secret } = await store.totpState(ctx.accountId);
   if (secret === null) return;
-  const decision = await store.hitRateLimit({ scope: `totp-disable:${ctx.accountId}`, ...DISABLE_ATTEMPTS, now: ctx.now });
+  const limit = { scope: `totp-disable-failed:${ctx.accountId}`, ...DISABLE_FAILURES, now: ctx.now };
+  const decision = await store.checkRateLimit(limit);
   if (!decision.allowed) throw new AppError("rate_limit_error", MESSAGES.signInThrottled, { retryAfterSeconds: decision.retryAfterSeconds });
-  if (!(await checkSecondFactor(store, ctx.accountId, code, ctx.now))) throw new AppError("invalid_request_error", MESSAGES.totpInvalid);
+  if (!(await checkSecondFactor(store, ctx.accountId, code, ctx.now))) {
+    await store.hitRateLimit(limit);
+    throw new AppError("invalid_request_error", MESSAGES.totpInvalid);
+  }
   await store.disableTotp({ accountId: ctx.accountId, ip: ctx.ip, now: ctx.now });
 }

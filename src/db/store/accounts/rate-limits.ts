@@ -12,7 +12,7 @@ export function* lockScope(dialect: Dialect, scope: string): Work<void> {
   if (dialect === "postgres") yield* exec("SELECT pg_advisory_xact_lock(hashtextextended(?, 0))", scope);
 }
 
-function* hit(dialect: Dialect, input: RateLimitHit): Work<RateLimitDecision> {
+function* hit(dialect: Dialect, input: RateLimitHit, record: boolean): Work<RateLimitDecision> {
   const since = input.now - input.windowMs;
   yield* lockScope(dialect, input.scope);
   yield* exec("DELETE FROM rate_events WHERE scope = ? AND at <= ?", input.scope, since);
@@ -25,6 +25,7 @@ function* hit(dialect: Dialect, input: RateLimitHit): Work<RateLimitDecision> {
     const reopensAt = int(window?.oldest) + input.windowMs;
     return { allowed: false, retryAfterSeconds: Math.max(1, Math.ceil((reopensAt - input.now) / 1000)) };
   }
+  if (!record) return { allowed: true, remaining: input.limit - count };
   yield* exec("INSERT INTO rate_events (id, scope, at) VALUES (?, ?, ?)", Bun.randomUUIDv7(), input.scope, input.now);
   return { allowed: true, remaining: input.limit - count - 1 };
 }
@@ -35,6 +36,7 @@ function* countRecent(scope: string, since: number): Work<number> {
 }
 
 export const rateLimitStore = (db: Database): RateLimitStore => ({
-  hitRateLimit: (input) => db.transaction(hit(db.dialect, input)),
+  hitRateLimit: (input) => db.transaction(hit(db.dialect, input, true)),
+  checkRateLimit: (input) => db.transaction(hit(db.dialect, input, false)),
   countRecentEvents: (scope, since) => db.run(countRecent(scope, since)),
 });

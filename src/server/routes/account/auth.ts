@@ -6,7 +6,8 @@ import type { AppDeps } from "../../deps.ts";
 import { clientOf } from "../../client-ip.ts";
 import { json, methodGuards } from "../../http.ts";
 import { readObjectBody } from "../../object-body.ts";
-import { assertSameOrigin, clearedSessionCookie, sessionCookie, sessionToken } from "../../session.ts";
+import { refuseCrossSiteWrite } from "../../csrf.ts";
+import { clearedSessionCookie, sessionCookie, sessionToken } from "../../session.ts";
 
 const SUCCESS = { success: true };
 
@@ -23,8 +24,9 @@ export const authRoutes = ({ config, store, now, wakeMailer }: AppDeps) => {
       "/auth/signup": "POST", "/auth/login": "POST", "/auth/logout": "POST", "/auth/verify": "POST",
       "/auth/password/forgot": "POST", "/auth/password/reset": "POST",
     }))
-    // A forged cross-site sign-in would log the victim into the attacker's account.
-    .onBeforeHandle(({ request }) => assertSameOrigin(request, config))
+    // A forged cross-site sign-in would log the victim into the attacker's account; the same
+    // rule as for cookie-authenticated writes, with or without a cookie.
+    .onBeforeHandle(({ request }) => refuseCrossSiteWrite(request, config))
     .post("/auth/signup", async ({ request, server }) => {
       const at = now();
       const ctx = { ...clientOf(request, server, config.trustProxy), now: at };
