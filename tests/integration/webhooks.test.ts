@@ -146,7 +146,7 @@ describeEachDialect("an account's webhook endpoint", (dialect) => {
 
   test("DELETE removes the endpoint: nothing more is sent", async () => {
     expect(await readJson(await user.send("DELETE", "/settings/webhook"))).toEqual({ success: true });
-    expect((await user.send("DELETE", "/settings/webhook")).status).toBe(404);
+    expect((await user.send("DELETE", "/settings/webhook")).status).toBe(200); // none left: nothing to refuse
     const before = receiver.received.length;
     await credit("1");
     await Bun.sleep(200);

@@ -29,7 +29,8 @@ export async function setWebhook(
     const refused = found.map((a) => refusedAddress(a.address)).find((reason) => reason !== null);
     if (refused) throw new AppError("invalid_request_error", `url must point at a public address: ${host} resolves to ${refused.replace(" is in", ", in")}`);
   }
-  const endpoint = { url: parsed.url.toString(), secret: newSigningSecret(), createdAt: input.now };
+  // Kept as the account wrote it (URL's own form would add a trailing slash, say), once it parsed.
+  const endpoint = { url: (input.body.url as string).trim(), secret: newSigningSecret(), createdAt: input.now };
   await store.setWebhookEndpoint(input.accountId, endpoint);
   return { url: endpoint.url, secret: endpoint.secret };
 }

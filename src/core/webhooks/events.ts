@@ -30,11 +30,11 @@ const URL_MAX_LENGTH = 2_000;
  * when it is resolved, at every delivery, and once more when it is saved (by the route).
  */
 export function parseEndpointUrl(value: unknown, allowPrivate: boolean): { url: URL } | { reason: string } {
-  if (typeof value !== "string" || value.length === 0) return { reason: "url must be a URL such as https://example.com/hooks/gateway" };
+  if (typeof value !== "string" || value.trim().length === 0) return { reason: "url must be a URL such as https://example.com/hooks/gateway" };
   if (value.length > URL_MAX_LENGTH) return { reason: `url must be at most ${URL_MAX_LENGTH} characters` };
   let url: URL;
   try {
-    url = new URL(value);
+    url = new URL(value.trim());
   } catch {
     return { reason: "url must be a URL such as https://example.com/hooks/gateway" };
   }

@@ -22,8 +22,7 @@ export interface WebhookStore {
   webhookEndpoint(accountId: string): Promise<WebhookEndpoint | null>;
   /** Sets (or replaces, with its new secret) the account's one endpoint. */
   setWebhookEndpoint(accountId: string, endpoint: WebhookEndpoint): Promise<void>;
-  /** False when the account had none. */
-  removeWebhookEndpoint(accountId: string): Promise<boolean>;
+  removeWebhookEndpoint(accountId: string): Promise<void>;
   /** The account's latest events, newest first. */
   recentWebhookDeliveries(accountId: string, limit: number): Promise<WebhookDelivery[]>;
 }

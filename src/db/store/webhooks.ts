@@ -47,8 +47,9 @@ export const webhookStore = (db: Database): WebhookStore => ({
       accountId, endpoint.url, endpoint.secret, endpoint.createdAt,
     ));
   },
-  removeWebhookEndpoint: async (accountId) =>
-    (await db.transaction(rows("DELETE FROM webhook_endpoints WHERE account_id = ? RETURNING account_id", accountId))).length > 0,
+  removeWebhookEndpoint: async (accountId) => {
+    await db.transaction(exec("DELETE FROM webhook_endpoints WHERE account_id = ?", accountId));
+  },
   recentWebhookDeliveries: async (accountId, limit) =>
     (await db.run(rows(
       `SELECT id, subject, created_at, attempts, sent_at, next_attempt_at, answer, last_error FROM alert_outbox
