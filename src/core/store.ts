@@ -165,6 +165,8 @@ export interface KeyManagementStore {
   ): Promise<{ created: ApiKey } | { retryAfterSeconds: number }>;
   /** Null when the account has no key with this id. */
   updateKey(accountId: string, id: string, change: KeyChange): Promise<ApiKey | null>;
+  /** Records that the key was just used (the chat path records it with each charge; a management key here). */
+  markKeyUsed(id: string, now: number): Promise<void>;
   /** Null when the account has no unrevoked key with this id. */
   revokeKey(accountId: string, id: string, now: number): Promise<ApiKey | null>;
   /** Revokes the key and creates its replacement (same name, expiry and limits) in one transaction. */

@@ -5,13 +5,13 @@ import { hashSessionToken, SESSION_COOKIE, SESSION_TTL_MS, sessionRenewal } from
 import { AppError, MESSAGES } from "../core/errors.ts";
 import { managementKeyCaller, type AccountCaller } from "../core/keys/management.ts";
 import { looksLikeManagementKey } from "../core/keys/secret.ts";
-import type { Account, AccountStore, KeyStore, SessionStore } from "../core/store.ts";
+import type { Account, AccountStore, KeyManagementStore, KeyStore, SessionStore } from "../core/store.ts";
 import { bearerToken } from "./bearer.ts";
 import { refuseCrossSiteWrite } from "./csrf.ts";
 
 interface SessionDeps {
   config: Config;
-  store: SessionStore & Pick<AccountSecurityStore, "touchSession"> & KeyStore & Pick<AccountStore, "getAccount">;
+  store: SessionStore & Pick<AccountSecurityStore, "touchSession"> & KeyStore & Pick<AccountStore, "getAccount"> & Pick<KeyManagementStore, "markKeyUsed">;
   now: () => number;
 }
 

@@ -52,6 +52,12 @@ describeEachDialect("a management key", (dialect) => {
     expect((await postChat(gateway().url, rotated.key, hello("gpt-4.1-nano"))).status).toBe(401);
   });
 
+  test("is listed with when it was last used", async () => {
+    await script("GET", "/account");
+    const listed = (await readJson(await owner.send("GET", "/keys/generate"))).keys.find((k: { name: string }) => k.name === "provisioning");
+    expect(listed.lastUsedAt).toEqual(expect.stringMatching(/Z$/));
+  });
+
   test("reads the account, its spend, usage and purchases, exports usage and changes settings", async () => {
     expect(await readJson(await script("GET", "/account"))).toMatchObject({ email: owner.email });
     for (const path of ["/account/usage", "/account/spend", "/account/spend/models", "/account/purchases", "/usage/export"]) {

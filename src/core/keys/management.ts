@@ -3,7 +3,7 @@
 // person is (sign-in, password, 2FA) or on management keys themselves.
 import { AppError, MESSAGES } from "../errors.ts";
 import type { Account, ApiKey } from "../entities.ts";
-import type { AccountStore, KeyStore } from "../store.ts";
+import type { AccountStore, KeyManagementStore, KeyStore } from "../store.ts";
 import { hashKey, keyStatus } from "./secret.ts";
 
 /** Who calls an account endpoint: a session's account, or a management key's. */
@@ -19,7 +19,7 @@ export interface AccountCaller {
  * judged by the route, as a session's is.
  */
 export async function managementKeyCaller(
-  store: KeyStore & Pick<AccountStore, "getAccount">,
+  store: KeyStore & Pick<AccountStore, "getAccount"> & Pick<KeyManagementStore, "markKeyUsed">,
   token: string,
   now: number,
 ): Promise<AccountCaller> {
@@ -27,6 +27,8 @@ export async function managementKeyCaller(
   if (!found || found.key.kind !== "management" || keyStatus(found.key, now) !== "active") {
     throw new AppError("authentication_error", MESSAGES.unauthorized);
   }
+  // Listed like any key: when it was last used tells its owner whether a script still holds it.
+  await store.markKeyUsed(found.key.id, now);
   return { account: await store.getAccount(found.key.accountId), managementKey: found.key };
 }
 

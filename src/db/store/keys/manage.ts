@@ -110,6 +110,9 @@ export const keyManagementStore = (db: Database): KeyManagementStore => ({
   findKey: async (id) => (KEY_ID.test(id) ? db.run(ownKey(id)) : null),
   createKeyWithinLimit: (input, limit) => db.transaction(createKeyWithinLimit(db.dialect, input, limit)),
   updateKey: async (accountId, id, change) => (KEY_ID.test(id) ? db.transaction(updateKey(accountId, id, change)) : null),
+  markKeyUsed: async (id, now) => {
+    await db.run(query(build.update(apiKeys).set({ lastUsedAt: now }).where(eq(apiKeys.id, id))));
+  },
   revokeKey: async (accountId, id, now) => (KEY_ID.test(id) ? db.transaction(revokeKey(accountId, id, now)) : null),
   rotateKey: async (accountId, id, replacement, now) =>
     KEY_ID.test(id) ? db.transaction(rotateKey(accountId, id, replacement, now)) : { refused: "not_found" },
