@@ -65,6 +65,12 @@ describeEachDialect("a management key", (dialect) => {
     }
     const threshold = await script("PATCH", "/settings/alert-threshold", { threshold: 2 });
     expect(await readJson(threshold)).toEqual({ success: true, threshold: 2 });
+    // Purchases start the same way (503 here only because no Stripe price is configured) …
+    const checkout = await script("POST", "/checkout", { packId: "builder" });
+    expect(checkout.status).toBe(503);
+    // … and a webhook endpoint is set like any other setting.
+    expect((await script("PUT", "/settings/webhook", { url: "https://8.8.8.8/hooks" })).status).toBe(200);
+    expect((await script("DELETE", "/settings/webhook")).status).toBe(200);
   });
 
   test.each([
