@@ -1,6 +1,8 @@
 // Keys kept to some models and some networks, through HTTP: set at creation, edited, kept by
 // rotation, listed, and enforced on every /v1 door before anything is reserved or forwarded.
+import Anthropic from "@anthropic-ai/sdk";
 import { afterAll, beforeAll, beforeEach, expect, test } from "bun:test";
+import OpenAI from "openai";
 import { hello, postChat } from "../support/chat.ts";
 import { describeEachDialect } from "../support/databases.ts";
 import { providerEnv, startFakeUpstream } from "../support/fake-upstream.ts";
@@ -63,6 +65,16 @@ describeEachDialect("a key kept to two models and one office network", (dialect)
     expect(await readJson(res)).toEqual({ error: { message, type: "permission_error", code: "403" } });
     expect(message).not.toContain("198.51.100");
     expect([fake.received.length, await balance(), await usageRows()]).toEqual([sent, money, rows]);
+  });
+
+  test("the openai and Anthropic SDKs raise their permission errors, with the gateway's message", async () => {
+    const openai = new OpenAI({ baseURL: `${gateway().url}/v1`, apiKey: secret, maxRetries: 0, defaultHeaders: from("198.51.100.77") });
+    const refused = await openai.chat.completions.create({ model: "deepseek-v3.2", messages: [{ role: "user", content: "hi" }] }).catch((e) => e);
+    expect(refused).toBeInstanceOf(OpenAI.PermissionDeniedError);
+    expect(refused.message).toContain("This API key may not use the model `deepseek-v3.2`");
+    const claude = new Anthropic({ baseURL: gateway().url, apiKey: secret, maxRetries: 0, defaultHeaders: from("203.0.113.9") });
+    const elsewhere = await claude.messages.create({ model: "gpt-4.1", max_tokens: 16, messages: [{ role: "user", content: "hi" }] }).catch((e) => e);
+    expect(elsewhere).toBeInstanceOf(Anthropic.PermissionDeniedError);
   });
 
   test("a streamed request is refused the same way, before any stream opens", async () => {
