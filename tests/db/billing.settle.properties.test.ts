@@ -6,7 +6,7 @@ import fc from "fast-check";
 import { alertTransition } from "../../src/core/alerts/low-balance.ts";
 import { nanos, type Nanos } from "../../src/core/money.ts";
 import type { Settlement } from "../../src/core/store.ts";
-import { big, first, int, rows } from "../../src/db/sql.ts";
+import { big, exec, first, int, rows } from "../../src/db/sql.ts";
 import { settle } from "../../src/db/store/billing/settle.ts";
 import { settleMany } from "../../src/db/store/billing/settle-batch.ts";
 import { plantSettlementWorld, settlementWorld, unit, type SettlementWorld } from "../support/billing-world.ts";
@@ -41,6 +41,8 @@ describeEachDialect("settlement: the store's SQL and core's rules agree", (diale
 
   async function planted(world: SettlementWorld, now: number) {
     const { holder, keys, ids } = await plantSettlementWorld(db(), opened().store, world, now);
+    // With a webhook endpoint, each low-balance alert queues its balance.low event beside it.
+    await db().run(exec("INSERT INTO webhook_endpoints (account_id, url, secret, created_at) VALUES (?, 'https://8.8.8.8/', 'whsec_x', ?)", holder.account.id, now));
     const items: Settlement[] = world.charges.map((c, i) => ({
       reservationId: ids[i] as string, accountId: holder.account.id, keyId: keys[c.secondKey ? 1 : 0] as string,
       model: "m", requestedModel: "m", promptTokens: i, completionTokens: 2 * i, cost: unit(c.cost), latencyMs: i, now,
@@ -57,7 +59,11 @@ describeEachDialect("settlement: the store's SQL and core's rules agree", (diale
        ORDER BY prompt_tokens`,
       accountId,
     ));
-    const alerts = await db().run(rows("SELECT balance_nanos, threshold_nanos FROM alert_outbox WHERE account_id = ?", accountId));
+    const alerts = await db().run(rows("SELECT balance_nanos, threshold_nanos FROM alert_outbox WHERE account_id = ? AND kind = 'low_balance'", accountId));
+    const events = await db().run(rows(
+      "SELECT subject, balance_nanos, threshold_nanos, body FROM alert_outbox WHERE account_id = ? AND kind = 'webhook' ORDER BY balance_nanos",
+      accountId,
+    ));
     const perKey = await Promise.all(keys.map(async (id) => {
       const key = await db().run(first("SELECT total_spend_nanos, total_requests FROM api_keys WHERE id = ?", id));
       const window = await db().run(first("SELECT COALESCE(SUM(spend_nanos), 0) AS spend, COALESCE(SUM(requests), 0) AS requests FROM usage_windows WHERE scope = ?", `k:${id}`));
@@ -69,6 +75,7 @@ describeEachDialect("settlement: the store's SQL and core's rules agree", (diale
       ledger: ledger.map((r) => big(r.amount_nanos)),
       logs: logs.map((r) => [keys.indexOf(r.key_id as string), int(r.prompt_tokens), int(r.completion_tokens), big(r.cost_nanos), int(r.latency_ms), r.status]),
       alerts: alerts.map((r) => ({ balance: big(r.balance_nanos), threshold: big(r.threshold_nanos) })),
+      events: events.map((r) => [r.subject, big(r.balance_nanos), big(r.threshold_nanos), r.body]),
       perKey,
       accountWindow: big(accountWindow?.spend),
     };
@@ -89,6 +96,9 @@ describeEachDialect("settlement: the store's SQL and core's rules agree", (diale
         const { balances, books: after } = await oneByOne(world, now);
         expect(balances).toEqual(expected.balances);
         expect(after.alerts).toEqual(expected.alerts);
+        expect(after.events).toEqual(
+          [...expected.alerts].sort((a, b) => Number(a.balance - b.balance)).map((a) => ["balance.low", a.balance, a.threshold, null]),
+        );
         expect(after.account[3]).toBe(expected.armed);
         expect(after.account.slice(1, 3)).toEqual([0n, 0]);
       }),

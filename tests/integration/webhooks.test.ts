@@ -4,7 +4,7 @@
 import { afterAll, beforeAll, beforeEach, expect, test } from "bun:test";
 import { createHmac } from "node:crypto";
 import type { Server } from "bun";
-import { parseUsd, type Nanos } from "../../src/core/money.ts";
+import { formatUsd, parseUsd, type Nanos } from "../../src/core/money.ts";
 import { hello, postChat } from "../support/chat.ts";
 import { describeEachDialect } from "../support/databases.ts";
 import { providerEnv, startFakeUpstream } from "../support/fake-upstream.ts";
@@ -60,6 +60,7 @@ describeEachDialect("an account's webhook endpoint", (dialect) => {
   let user: Browser;
   let secret: string;
   let accountId: string;
+  const expectBalanceOf = async (id: string) => formatUsd((await gateway().store.getAccount(id))!.balance, 9);
   const deliveries = async () => (await readJson(await user.send("GET", "/settings/webhook"))).deliveries as Record<string, unknown>[];
   const credit = (usd: string, kind: "grant" | "adjustment" = "grant") =>
     gateway().store.addCredit({ accountId, amount: parseUsd(usd, { signed: true }) as Nanos, kind, note: "test", now: Date.now() });
@@ -95,6 +96,24 @@ describeEachDialect("an account's webhook endpoint", (dialect) => {
     expect(receiver.of("balance.low")[0]!.event.data).toEqual({ balanceUsd: "3.500000000", thresholdUsd: "4.000000000" });
     for (const got of [granted!, receiver.of("balance.low")[0]!]) expect(verified(secret, got)).toBe(true);
     expect(verified("whsec_other", granted!)).toBe(false);
+  });
+
+  test("balance.low arrives when a chat charge crosses the threshold (Postgres: inside the settlement's one statement)", async () => {
+    const other = await signUpUser(gateway().url);
+    await verifyEmail(gateway().store, other.email);
+    const otherId = (await gateway().store.findAccountByEmail(other.email))!.id;
+    const otherSecret = (await readJson(await other.send("PUT", "/settings/webhook", { url: receiver.url }))).secret;
+    await other.send("PATCH", "/settings/alert-threshold", { threshold: 1 });
+    // $5 of free credits, less $3.999999: just above the threshold, which the next charge crosses.
+    await gateway().store.addCredit({ accountId: otherId, amount: parseUsd("-3.999999", { signed: true }) as Nanos, kind: "adjustment", note: "test", now: Date.now() });
+    const { key } = await readJson(await other.send("POST", "/keys/generate", {}));
+    expect((await postChat(gateway().url, key, hello())).status).toBe(200);
+    const mine = () => receiver.of("balance.low").filter((r) => verified(otherSecret, r));
+    await waitFor(() => mine().length === 1, "the balance.low event of the chat charge", 5_000);
+    const { data } = mine()[0]!.event;
+    expect(data.thresholdUsd).toBe("1.000000000");
+    expect(Number(data.balanceUsd)).toBeLessThan(1);
+    expect(await expectBalanceOf(otherId)).toBe(data.balanceUsd as string);
   });
 
   test("key.revoked and key.limit_reached (once per key, limit and hour) arrive", async () => {

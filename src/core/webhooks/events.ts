@@ -1,7 +1,9 @@
 // Webhook events: what an account's endpoint is sent, and how it can tell the gateway sent it.
 // Signed as Stripe signs (`t=<unix seconds>,v1=<HMAC-SHA256 of "<t>.<body>">`), so that the
 // receiving code people already have for Stripe works with one header name changed.
+import type { PendingAlert } from "../alerts/low-balance.ts";
 import { cryptoRandom, hmacSha256Hex, type RandomBytes } from "../crypto.ts";
+import { formatUsd } from "../money.ts";
 import { isIpLiteral, refusedAddress } from "./addresses.ts";
 
 export const WEBHOOK_EVENTS = ["balance.low", "key.limit_reached", "key.revoked", "purchase.completed", "credits.granted"] as const;
@@ -12,6 +14,16 @@ export const SIGNATURE_HEADER = "x-gateway-signature";
 /** The body of an event: `{id, type, createdAt, data}`; the id is the delivery's, the same on every retry. */
 export const eventBody = (id: string, type: WebhookEventType, at: number, data: Record<string, unknown>): string =>
   JSON.stringify({ id, type, createdAt: new Date(at).toISOString(), data });
+
+/**
+ * The body a queued event is sent with: as queued, or for `balance.low`, which is queued inside
+ * settlements (one SQL statement on Postgres), written now from the balance after the crossing
+ * and the threshold its row keeps: the same bytes on every retry.
+ */
+export const deliveredBody = (event: Pick<PendingAlert, "id" | "text" | "createdAt" | "balance" | "threshold">): string =>
+  event.text ?? eventBody(event.id, "balance.low", event.createdAt, {
+    balanceUsd: formatUsd(event.balance, 9), thresholdUsd: formatUsd(event.threshold, 9),
+  });
 
 /** The signature header's value for `body` sent at `unixSeconds`. */
 export const signEvent = (secret: string, body: string, unixSeconds: number): string =>

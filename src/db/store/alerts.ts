@@ -1,9 +1,9 @@
 import { alertTransition, type AlertStore, type PendingAlert } from "../../core/alerts/low-balance.ts";
-import { formatUsd, nanos, type Nanos } from "../../core/money.ts";
+import { nanos, type Nanos } from "../../core/money.ts";
 import type { Database } from "../database.ts";
 import type { Dialect } from "../migration-files.ts";
 import { big, bigOrNull, exec, int, rows, type Row, type Work } from "../sql.ts";
-import { queueWebhookEvent } from "./webhooks.ts";
+import { queueBalanceLowEvent } from "./webhooks.ts";
 
 /** The account columns appendLedger reads back after moving a balance, for the alert. */
 export const ALERT_STATE_COLUMNS = "email, alert_threshold_nanos, alert_armed";
@@ -27,7 +27,7 @@ export function* followLowBalanceAlert(accountId: string, account: Row, amount: 
   if (transition === "rearm") yield* exec("UPDATE accounts SET alert_armed = 1 WHERE id = ?", accountId);
   if (transition !== "alert") return;
   yield* exec("UPDATE accounts SET alert_armed = 0 WHERE id = ?", accountId);
-  yield* queueWebhookEvent(accountId, "balance.low", { balanceUsd: formatUsd(after, 9), thresholdUsd: formatUsd(nanos(threshold as bigint), 9) }, now);
+  yield* queueBalanceLowEvent(accountId, after, nanos(threshold as bigint), now);
   yield* exec(
     `INSERT INTO alert_outbox (id, account_id, email, balance_nanos, threshold_nanos, created_at, next_attempt_at)
      VALUES (?, ?, ?, ?, ?, ?, ?)`,

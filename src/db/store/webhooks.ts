@@ -3,6 +3,7 @@
 import { eventBody, type WebhookEventType } from "../../core/webhooks/events.ts";
 import type { WebhookDelivery, WebhookStore } from "../../core/webhooks/store.ts";
 import type { Database } from "../database.ts";
+import type { Nanos } from "../../core/money.ts";
 import { exec, first, int, intOrNull, rows, type Work } from "../sql.ts";
 
 /**
@@ -22,6 +23,27 @@ export function* queueWebhookEvent(
      SELECT ?, account_id, '', 'webhook', 0, 0, ?, ?, ?, ? FROM webhook_endpoints WHERE account_id = ?
      ON CONFLICT (id) DO NOTHING`,
     id, type, eventBody(id, type, now, data), now, now, accountId,
+  );
+}
+
+/**
+ * `balance.low` for each account with an endpoint, from a query's rows of (account id, balance,
+ * threshold, time): the Postgres settlements cross the threshold inside one statement, so the
+ * event is queued there as SQL. Its row keeps the balance and threshold, and its body is written
+ * from them when it is sent (`deliveredBody`), the same on every retry. Postgres only
+ * (`gen_random_uuid`); `queueBalanceLowEvent` writes the same row from JavaScript.
+ */
+export const queueBalanceLow = (crossings: string): string =>
+  `INSERT INTO alert_outbox (id, account_id, email, kind, balance_nanos, threshold_nanos, subject, created_at, next_attempt_at)
+       SELECT gen_random_uuid()::text, crossed.account_id, '', 'webhook', crossed.balance, crossed.threshold, 'balance.low', crossed.at, crossed.at
+       FROM (${crossings}) AS crossed(account_id, balance, threshold, at) JOIN webhook_endpoints w ON w.account_id = crossed.account_id`;
+
+/** `balance.low` queued from a balance move settled in JavaScript: the same row `queueBalanceLow` writes. */
+export function* queueBalanceLowEvent(accountId: string, balance: Nanos, threshold: Nanos, now: number): Work<void> {
+  yield* exec(
+    `INSERT INTO alert_outbox (id, account_id, email, kind, balance_nanos, threshold_nanos, subject, created_at, next_attempt_at)
+     SELECT ?, account_id, '', 'webhook', ?, ?, 'balance.low', ?, ? FROM webhook_endpoints WHERE account_id = ?`,
+    Bun.randomUUIDv7(), balance, threshold, now, now, accountId,
   );
 }
 

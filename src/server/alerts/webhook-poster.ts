@@ -8,7 +8,7 @@ import https from "node:https";
 import type { LookupFunction } from "node:net";
 import type { PendingAlert } from "../../core/alerts/low-balance.ts";
 import { isIpLiteral, refusedAddress } from "../../core/webhooks/addresses.ts";
-import { SIGNATURE_HEADER, signEvent } from "../../core/webhooks/events.ts";
+import { deliveredBody, SIGNATURE_HEADER, signEvent } from "../../core/webhooks/events.ts";
 import type { WebhookStore } from "../../core/webhooks/store.ts";
 
 /** The addresses a host name resolves to. */
@@ -33,7 +33,7 @@ export const webhookPoster = (deps: WebhookPosterDeps) => async (event: PendingA
   const endpoint = await deps.store.webhookEndpoint(event.accountId);
   // Removed since the event was queued: nobody is listening, and nothing is sent.
   if (!endpoint) return "not sent: the account has no webhook endpoint";
-  const body = event.text ?? "";
+  const body = deliveredBody(event);
   const signature = signEvent(endpoint.secret, body, Math.floor(deps.now() / 1000));
   return post(new URL(endpoint.url), body, signature, deps);
 };

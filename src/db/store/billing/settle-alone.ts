@@ -2,6 +2,7 @@ import { nanos, type Nanos } from "../../../core/money.ts";
 import type { Settlement } from "../../../core/store.ts";
 import { minuteOf } from "../../../core/billing/hour-window.ts";
 import { big, rows, type Work } from "../../sql.ts";
+import { queueBalanceLow } from "../webhooks.ts";
 import { INSERT_USAGE_LOG } from "./usage-log.ts";
 
 /**
@@ -13,7 +14,8 @@ import { INSERT_USAGE_LOG } from "./usage-log.ts";
  *
  * It does what `settle` does, in the same lock order as the batch: the reservation, the charge's
  * idempotency key, the account, the key and the windows. The low-balance alert is
- * `alertTransition` (src/core/alerts/low-balance.ts) for one charge, judged on the account row as locked.
+ * `alertTransition` (src/core/alerts/low-balance.ts) for one charge, judged on the account row as locked,
+ * with the account's `balance.low` webhook event (`queueBalanceLow`).
  * Each step waits for the one before through a subquery, since Postgres otherwise runs
  * data-modifying CTEs in no set order. Returns the balance after the charge, or no row when the
  * charge was already in the ledger: then nothing changes, the reservation included (as
@@ -42,6 +44,7 @@ const SETTLE_ALONE = `WITH taken AS (
      alert AS (
        INSERT INTO alert_outbox (id, account_id, email, balance_nanos, threshold_nanos, created_at, next_attempt_at)
        SELECT $8::text, id, email, after, threshold, $5::bigint, $5::bigint FROM crossing),
+     hook AS (${queueBalanceLow("SELECT c.id, c.after, c.threshold, $5::bigint FROM crossing c")}),
      key AS (
        UPDATE api_keys SET total_spend_nanos = total_spend_nanos + $4::bigint,
          total_requests = total_requests + (SELECT COUNT(*) FROM taken), last_used_at = $5::bigint

@@ -5,6 +5,7 @@ import type { Database } from "../../database.ts";
 import { big, first, rows, type Work } from "../../sql.ts";
 import { AlreadyCharged, settle } from "./settle.ts";
 import { settleAlone } from "./settle-alone.ts";
+import { queueBalanceLow } from "../webhooks.ts";
 import { INSERT_USAGE_LOG } from "./usage-log.ts";
 
 /** A settlement's outcome in a batch: the balance after its charge, or null when it was already charged. */
@@ -41,7 +42,8 @@ const TAKE_AND_CHARGE = `input AS (
  * The accounts debited, each charge judged on the balance before and after it. This repeats
  * `alertTransition` (src/core/alerts/low-balance.ts) in SQL: the first charge to cross the threshold
  * downward queues the alert when the account was armed, or re-armed by an earlier charge of the
- * batch; the account ends disarmed after a crossing, re-armed when it ends at or above it.
+ * batch; the account ends disarmed after a crossing, re-armed when it ends at or above it. A
+ * crossing also queues the account's `balance.low` webhook event (`queueBalanceLow`).
  */
 const DEBIT_AND_ALERT = `per_account AS (
        SELECT account_id, SUM(cost) AS cost, SUM(reserved) AS reserved, SUM(requests) AS requests FROM done GROUP BY account_id),
@@ -64,7 +66,8 @@ const DEBIT_AND_ALERT = `per_account AS (
        FROM per_account p JOIN prior pr ON pr.id = p.account_id WHERE a.id = ANY(?::text[]) AND a.id = p.account_id RETURNING a.id),
      alert AS (
        INSERT INTO alert_outbox (id, account_id, email, balance_nanos, threshold_nanos, created_at, next_attempt_at)
-       SELECT alert_id, account_id, email, balance, threshold, now, now FROM crossing)`;
+       SELECT alert_id, account_id, email, balance, threshold, now, now FROM crossing),
+     hook AS (${queueBalanceLow("SELECT c.account_id, c.balance, c.threshold, c.now FROM crossing c")})`;
 
 /** The keys' counters, the hourly windows and the usage logs. */
 const COUNT_AND_LOG = `keys_held AS MATERIALIZED (
