@@ -64,6 +64,8 @@ export interface Config {
   shutdownGraceMs: number;
   /** How long the chat path waits for the database before anything is forwarded; then it answers 503. */
   databaseTimeoutMs: number;
+  /** Postgres: named prepared statements; off behind a transaction-pooling pooler (PgBouncer, Supavisor). */
+  databasePreparedStatements: boolean;
   /** Resident memory, in MB, past which the process collects its garbage in full (at most once a second); null: never. */
   memorySoftLimitMb: number | null;
   /** Log lines below this level are dropped. */
@@ -209,6 +211,7 @@ export function loadConfig(env: Env = process.env, overrides: ConfigOverrides = 
     maxConcurrentRequestsPerAccount: integer("MAX_CONCURRENT_REQUESTS", 3, 1, 10_000),
     shutdownGraceMs: integer("SHUTDOWN_GRACE_MS", 25_000, 0, 3_600_000),
     databaseTimeoutMs: integer("DATABASE_TIMEOUT_MS", 10_000, 100, 600_000),
+    databasePreparedStatements: oneOf("DATABASE_PREPARED_STATEMENTS", ["on", "off"], "on") === "on",
     memorySoftLimitMb: read("MEMORY_SOFT_LIMIT_MB") === undefined ? null : integer("MEMORY_SOFT_LIMIT_MB", 0, 64, 1_048_576),
     logLevel: oneOf("LOG_LEVEL", LOG_LEVELS, "info"),
     metricsToken: read("METRICS_TOKEN"),

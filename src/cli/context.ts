@@ -13,7 +13,7 @@ interface CliContext {
 /** Opens the configured database, brings its schema up to date and hands `fn` the store. */
 export async function withStore<T>(overrides: ConfigOverrides, fn: (ctx: CliContext) => Promise<T>): Promise<T> {
   const config = loadConfig(process.env, overrides);
-  const db = openDatabase(config.databaseUrl);
+  const db = openDatabase(config.databaseUrl, { preparedStatements: config.databasePreparedStatements });
   try {
     await migrate(db);
     return await fn({ config, db, store: createStore(db) });

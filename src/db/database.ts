@@ -20,6 +20,13 @@ export type DatabaseObserver = (kind: "query" | "transaction", seconds: number, 
 interface DatabaseOptions {
   /** Postgres connections in the pool. */
   poolSize?: number;
+  /**
+   * Postgres: statements are prepared under names and reused per connection (the default). A
+   * transaction-pooling pooler hands each transaction another server connection, where a name
+   * is unknown or already taken ("prepared statement "P0" already exists"): off, each statement
+   * is sent unnamed, parsed each time.
+   */
+  preparedStatements?: boolean;
   observe?: DatabaseObserver;
 }
 
@@ -161,7 +168,9 @@ const settle = <T>(fn: () => T): Promise<T> => {
 };
 
 function openPostgres(url: string, options: DatabaseOptions): Database {
-  const client = new SQL(url, { max: options.poolSize ?? 10, bigint: true, connectionTimeout: 5, idleTimeout: 30 });
+  const client = new SQL(url, {
+    max: options.poolSize ?? 10, bigint: true, connectionTimeout: 5, idleTimeout: 30, prepare: options.preparedStatements ?? true,
+  });
   const numbered = new Map<string, string>();
   const toPg = (text: string): string => {
     let cached = numbered.get(text);

@@ -25,7 +25,7 @@ async function diagnose(offline: boolean): Promise<Check[]> {
     status: "ok",
     message: `environment read: ${config.databaseUrl.split(":")[0]} database, ${configured} of ${PROVIDERS.length} provider keys, listening on ${config.host}:${config.port}`,
   };
-  const database = await checkDatabase(config.databaseUrl);
+  const database = await checkDatabase(config.databaseUrl, config.databasePreparedStatements);
   const [providers, stripe, smtp] = await Promise.all([
     Promise.all(PROVIDERS.map((p) => checkProvider(p, config.providers[p], database.enabledModels, offline))),
     checkStripe(config.stripe, offline),

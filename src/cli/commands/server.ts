@@ -27,7 +27,7 @@ export function registerServer(program: Command, output: () => Output): void {
       const secrets = Object.values(config.providers).flatMap((p) => p.apiKeys);
       const log = createLogger({ level: config.logLevel, pretty: process.stderr.isTTY === true, secrets });
       const metrics = new Metrics();
-      const db = openDatabase(config.databaseUrl, { observe: metrics.observeDatabase });
+      const db = openDatabase(config.databaseUrl, { observe: metrics.observeDatabase, preparedStatements: config.databasePreparedStatements });
       const applied = await migrate(db);
       if (applied.length > 0) log.info("applied migrations", { migrations: applied });
       const server = startServer({ config, store: createStore(db), log, now: Date.now, metrics });

@@ -18,7 +18,7 @@ const report = (checks: Check[], enabledModels: Model[] | null = null): Database
 const notChecked = (why: string): Check => ({ name: "migrations", status: "skip", message: `not checked: ${why}` });
 
 /** Whether the database answers, whether its schema is this binary's, and which models it serves. Changes nothing. */
-export async function checkDatabase(databaseUrl: string): Promise<DatabaseReport> {
+export async function checkDatabase(databaseUrl: string, preparedStatements = true): Promise<DatabaseReport> {
   const sqlitePath = databaseUrl.startsWith("sqlite:") ? databaseUrl.slice("sqlite:".length) : null;
   const where = sqlitePath === null ? `Postgres at ${displayUrl(databaseUrl)}` : `SQLite file ${sqlitePath}`;
   if (sqlitePath === ":memory:") {
@@ -34,7 +34,7 @@ export async function checkDatabase(databaseUrl: string): Promise<DatabaseReport
 
   let db: Database;
   try {
-    db = openDatabase(databaseUrl);
+    db = openDatabase(databaseUrl, { preparedStatements });
   } catch (error) {
     return report([{ name: "database", status: "fail", message: `cannot open ${where}: ${failureText(error)}` }, notChecked("no database")]);
   }

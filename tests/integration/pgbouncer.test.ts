@@ -1,0 +1,73 @@
+// The gateway behind PgBouncer in transaction mode (DATABASE_PREPARED_STATEMENTS=off): the
+// server, its sweeper and outbox, and the CLI all work, and the books close under concurrency.
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { fundedKey } from "../support/accounts.ts";
+import { runGateway, spawnServe, type ServeProcess } from "../support/binary.ts";
+import { expectBooksClosed, openBooks, type Books } from "../support/books.ts";
+import { hello, postChat } from "../support/chat.ts";
+import { createTestDatabase, dialectsUnderTest, type TestDatabase } from "../support/databases.ts";
+import { providerEnv, startFakeUpstream } from "../support/fake-upstream.ts";
+import { pgbouncerInstalled, startPgbouncer, type Pooler } from "../support/pgbouncer.ts";
+import { signUpUser } from "../support/session.ts";
+import { uniqueEmail } from "../support/session.ts";
+
+const runs = dialectsUnderTest().includes("postgres") && pgbouncerInstalled();
+if (dialectsUnderTest().includes("postgres") && !pgbouncerInstalled()) {
+  console.log("note: pgbouncer is not installed (apt-get install pgbouncer; .ci/run does it); the pooler tests are skipped");
+}
+
+(runs ? describe : describe.skip)("behind PgBouncer in transaction-pooling mode", () => {
+  const fake = startFakeUpstream();
+  let pooler: Pooler;
+  let testDb: TestDatabase;
+  let pooled: string;
+  let gateway: ServeProcess;
+  let books: Books;
+  const env = () => ({ DATABASE_URL: pooled, DATABASE_PREPARED_STATEMENTS: "off" });
+
+  beforeAll(async () => {
+    testDb = await createTestDatabase("postgres");
+    pooler = await startPgbouncer(testDb.url);
+    pooled = pooler.through(testDb.url);
+    gateway = await spawnServe({ ...env(), ...providerEnv(fake), SWEEP_INTERVAL_MS: "100", ALERT_INTERVAL_MS: "50", MAX_CONCURRENT_REQUESTS: "50" });
+    books = openBooks(testDb.url); // the audit reads the database directly
+  });
+  afterAll(async () => {
+    await gateway?.stop();
+    await books?.close();
+    await pooler?.stop();
+    await testDb?.drop();
+    await fake.stop();
+  });
+
+  test("chat requests, streamed and not, forty at once, are served and every account's books close", async () => {
+    const customers = await Promise.all(Array.from({ length: 4 }, () => fundedKey(books.store, "5")));
+    const answers = await Promise.all(Array.from({ length: 40 }, async (_, i) => {
+      const res = await postChat(gateway.url, customers[i % 4]!.secret, hello("gpt-4.1-nano", { stream: i % 2 === 0 }));
+      await res.text();
+      return res.status;
+    }));
+    expect(answers.filter((status) => status !== 200)).toEqual([]);
+    for (const { account } of customers) await expectBooksClosed(books.store, account.id);
+  });
+
+  test("sign-up, sessions and keys work through it", async () => {
+    const user = await signUpUser(gateway.url);
+    const created = await user.send("POST", "/keys/generate", { name: "pooled" });
+    expect(created.status).toBe(200);
+    expect((await user.send("GET", "/keys/generate")).status).toBe(200);
+  });
+
+  test("the CLI works through it", async () => {
+    const email = uniqueEmail("pooled");
+    for (const args of [["users", "create", "--email", email], ["credits", "grant", "--email", email, "--usd", "2"], ["keys", "create", "--email", email]]) {
+      const run = await runGateway(args, env());
+      expect({ args, code: run.code, stderr: run.stderr }).toEqual({ args, code: 0, stderr: "" });
+    }
+  });
+
+  test("the sweeper and the outbox run without a statement error", async () => {
+    await Bun.sleep(500); // five sweeps and ten outbox rounds
+    expect(gateway.logs.filter((line) => /prepared statement|round failed|sweep.*failed|"level":"error"/.test(line))).toEqual([]);
+  });
+});
