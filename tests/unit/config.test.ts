@@ -1,0 +1,16 @@
+import { expect, test } from "bun:test";
+import { ConfigError, loadConfig } from "../../src/config.ts";
+
+test("DATABASE_PREPARED_STATEMENTS is on or off, on by default", () => {
+  expect(loadConfig({}).databasePreparedStatements).toBe(true);
+  expect(loadConfig({ DATABASE_PREPARED_STATEMENTS: "off" }).databasePreparedStatements).toBe(false);
+  expect(loadConfig({ DATABASE_PREPARED_STATEMENTS: "ON" }).databasePreparedStatements).toBe(true);
+  expect(() => loadConfig({ DATABASE_PREPARED_STATEMENTS: "no" }))
+    .toThrow(new ConfigError('DATABASE_PREPARED_STATEMENTS must be one of on, off (got "no")'));
+});
+
+test("webhook settings: private addresses off and a 10 s receiver timeout by default", () => {
+  expect(loadConfig({})).toMatchObject({ webhookAllowPrivate: false, webhookTimeoutMs: 10_000 });
+  expect(loadConfig({ WEBHOOK_ALLOW_PRIVATE: "1", WEBHOOK_TIMEOUT_MS: "500" })).toMatchObject({ webhookAllowPrivate: true, webhookTimeoutMs: 500 });
+  expect(() => loadConfig({ WEBHOOK_TIMEOUT_MS: "0" })).toThrow(ConfigError);
+});
