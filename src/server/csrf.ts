@@ -1,4 +1,5 @@
 import type { Config } from "../config.ts";
+import { SESSION_COOKIE } from "../core/accounts/session.ts";
 import { AppError, MESSAGES } from "../core/errors.ts";
 
 const WRITE_METHODS = new Set(["POST", "PUT", "PATCH", "DELETE"]);
@@ -24,6 +25,10 @@ function isOwnOrigin(sent: string, request: Request, config: Pick<Config, "publi
   return origin !== null && (origin === new URL(config.publicUrl).origin || origin === new URL(request.url).origin);
 }
 
+/** Whether the request carries a session cookie, which a cross-site request would ride on. */
+const carriesSession = (request: Request): boolean =>
+  (request.headers.get("cookie") ?? "").split(";").some((part) => part.trim().startsWith(`${SESSION_COOKIE}=`));
+
 /** A body with a type other than JSON, or a body with no type at all. */
 function hasNonJsonBody(request: Request): boolean {
   const type = request.headers.get("content-type");
@@ -38,9 +43,10 @@ function hasNonJsonBody(request: Request): boolean {
  * - its Origin must be the service's own (`isOwnOrigin`); `Origin: null` is foreign;
  * - without Origin, a Referer must be the service's own too (older browsers and some
  *   privacy settings send only a Referer, and a foreign one is a cross-site request);
- * - a body must be `application/json` (a body-less write needs no type). A plain HTML form or
- *   a no-cors fetch can only send `text/plain`, form encodings or no type, never JSON, without
- *   a CORS preflight this server never grants.
+ * - a body sent with the session cookie must be `application/json` (a body-less write needs no
+ *   type). A plain HTML form or a no-cors fetch can only send `text/plain`, form encodings or no
+ *   type, never JSON, without a CORS preflight this server never grants. Without the cookie
+ *   (sign-up, sign-in from a script) there is no session to ride, and any type is read as JSON.
  * Requests with neither Origin nor Referer come from non-browser clients, which cannot be made
  * to carry a victim's cookie, and pass the origin checks, not the type check.
  */
@@ -50,5 +56,5 @@ export function refuseCrossSiteWrite(request: Request, config: Pick<Config, "pub
   const referer = request.headers.get("referer");
   const sentFrom = origin ?? referer;
   if (sentFrom !== null && !isOwnOrigin(sentFrom, request, config)) throw new AppError("permission_error", MESSAGES.forbidden);
-  if (hasNonJsonBody(request)) throw new AppError("unsupported_media_type", MESSAGES.jsonContentTypeRequired);
+  if (carriesSession(request) && hasNonJsonBody(request)) throw new AppError("unsupported_media_type", MESSAGES.jsonContentTypeRequired);
 }
