@@ -1,6 +1,6 @@
 import Decimal from "decimal.js";
 import {
-  ACTOR_NOUNS, NAME_WORDS, NON_VOLUME_NOUNS, PERIODS, tokenize, WORK_NOUNS, YEAR_WORDS,
+  ACTOR_NOUNS, NAME_WORDS, NON_VOLUME_NOUNS, PERIODS, RATE_NOUNS, tokenize, WORK_NOUNS, YEAR_WORDS,
   type Period, type Token,
 } from "./volume-words.ts";
 
@@ -82,6 +82,20 @@ function nounOf(tokens: Token[], i: number): number | null {
   return null;
 }
 
+/** The rate said for a count: "50 rps", "every 10 seconds", "per week", "hourly"; null when none is said. */
+function periodOf(tokens: Token[], noun: string, contextAt: number[]): Period | null {
+  const own = RATE_NOUNS.get(noun);
+  if (own !== undefined) return PERIODS.get(own) as Period;
+  const last = contextAt.at(-1);
+  const every = last === undefined ? undefined : tokens[last + 1];
+  const unit = last === undefined ? null : word(tokens, last + 2);
+  const interval = unit === null ? undefined : PERIODS.get(unit);
+  if (last !== undefined && word(tokens, last) === "every" && every?.kind === "number" && interval && every.value.gt(0)) {
+    return { perDay: interval.perDay.div(every.value), label: `every ${every.value.toString()} ${unit}` };
+  }
+  return contextAt.map((j) => PERIODS.get(word(tokens, j) as string)).find((p) => p !== undefined) ?? null;
+}
+
 /** An "each" that belongs to the number just after it ("each around 6 messages"), not to the words before. */
 function eachLeadsANumber(tokens: Token[], at: number): boolean {
   for (let j = at + 1; j <= at + 3; j++) {
@@ -102,7 +116,7 @@ function mentionAt(tokens: Token[], i: number): Mention | null {
   const contextAt = [...Array.from({ length: to - from }, (_, k) => from + k)];
   for (let j = Math.max(i, nounAt) + 1; word(tokens, j) !== null && j <= Math.max(i, nounAt) + RATE_WORDS_AFTER; j++) contextAt.push(j);
   const context = contextAt.map((j) => word(tokens, j) as string);
-  const period = context.map((text) => PERIODS.get(text)).find((p) => p !== undefined) ?? null;
+  const period = periodOf(tokens, noun, contextAt);
   const trailingEach = contextAt.some((j, k) =>
     (context[k] === "each" && !PERIODS.has(context[k + 1] ?? "") && !eachLeadsANumber(tokens, j)) || context[k] === "apiece");
   const leadingEach = wordsBackFrom(tokens, i - 1, 3).includes("each");
@@ -184,5 +198,9 @@ export function readMentions(text: string): Mention[] {
     m.parent = parentOf(tokens, m, found);
     found.push(m);
   });
+  // "20 requests per user a week, 3,000 users": the people may be named after the count.
+  for (const m of found) {
+    if (m.parent === null && m.per !== null && ACTOR_NOUNS.has(m.per)) m.parent = found.find((e) => e.kind === "actor") ?? null;
+  }
   return found;
 }

@@ -25,7 +25,7 @@ export const WORK_NOUNS = new Set([
   "tasks", "job", "jobs", "transcript", "transcripts", "contract", "contracts", "invoice", "invoices", "receipt",
   "receipts", "pdf", "pdfs", "review", "reviews", "summary", "summaries", "translation", "translations", "post",
   "posts", "comment", "comments", "lookup", "lookups", "classification", "classifications", "pr", "prs", "commit",
-  "commits", "run", "runs", "invocation", "invocations", "submission", "submissions", "application", "applications",
+  "commits", "req", "reqs", "msg", "msgs", "rps", "qps", "rpm", "qpm", "rph", "rpd", "run", "runs", "invocation", "invocations", "submission", "submissions", "application", "applications",
 ]);
 
 /** Sizes, money, durations and the like: a number counting these is never a volume ("150 words", "6 months"). */
@@ -63,6 +63,11 @@ export interface Period {
 export const PERIODS = new Map(
   PERIODS_PER_DAY.flatMap(([perDay, label, words]) => words.map((word) => [word, { perDay, label }] as const)),
 );
+
+/** Work nouns that carry their own period: "50 rps", "500 RPM". */
+export const RATE_NOUNS = new Map<string, string>([
+  ["rps", "second"], ["qps", "second"], ["rpm", "minute"], ["qpm", "minute"], ["rph", "hour"], ["rpd", "day"],
+]);
 
 /** Working hours, when a rate per hour, minute or second is said to hold only during them. */
 export const BUSINESS_HOURS = { pattern: /\b(business|working|work|office) hours\b|\bwork ?days?\b|\bworking days?\b|\b9\s*(?:to|-)\s*5\b/, hours: 8 };

@@ -42,6 +42,8 @@ function chainOf(m: Mention): Mention[] {
 
 interface Rate {
   perDay: Decimal;
+  /** Whether the text gave a period for it, rather than a bare count read as per day. */
+  rated: boolean;
   working: string | null;
 }
 
@@ -50,14 +52,15 @@ function rateOf(m: Mention, businessHours: boolean): Rate {
   const chain = chainOf(m);
   const count = chain.reduce((product, link) => product.mul(link.count), new Decimal(1));
   // People's periods ("500 daily active users") say who, not how often; the innermost work rate wins.
-  const period = chain.filter((link) => link.kind === "work").map((link) => link.period).findLast((p) => p !== null) ?? A_DAY;
+  const said = chain.filter((link) => link.kind === "work").map((link) => link.period).findLast((p) => p !== null) ?? null;
+  const period = said ?? A_DAY;
   const shortened = businessHours && period.perDay.gt(1);
   const perDay = count.mul(period.perDay).mul(shortened ? BUSINESS_HOURS.hours / 24 : 1);
-  const said = chain.map((link) => `${groupThousands(link.count)} ${link.noun}`).join(" × ");
+  const counts = chain.map((link) => `${groupThousands(link.count)} ${link.noun}`).join(" × ");
   const working = chain.length > 1 || shortened
-    ? `${said} ${period.label}${shortened ? ` over ${BUSINESS_HOURS.hours} business hours` : ""}`
+    ? `${counts} ${period.label}${shortened ? ` over ${BUSINESS_HOURS.hours} business hours` : ""}`
     : null;
-  return { perDay, working };
+  return { perDay, rated: said !== null, working };
 }
 
 /**
@@ -70,7 +73,10 @@ export function readVolume(text: string): VolumeReading {
   const found = readMentions(lower);
   const parents = new Set(found.map((m) => m.parent));
   const businessHours = BUSINESS_HOURS.pattern.test(lower);
-  const rates = found.filter((m) => m.kind === "work" && !parents.has(m)).map((m) => rateOf(m, businessHours));
+  const all = found.filter((m) => m.kind === "work" && !parents.has(m)).map((m) => rateOf(m, businessHours));
+  // A count with a rate ("400 queries a day") says more about traffic than one without ("over 5,000 PDFs").
+  const rated = all.filter((rate) => rate.rated);
+  const rates = rated.length > 0 ? rated : all;
   if (rates.length > 0) {
     const top = rates.reduce((best, next) => (next.perDay.gt(best.perDay) ? next : best));
     return { volume: { basis: "stated", requestsPerDay: clampDaily(top.perDay) }, working: top.working };

@@ -32,6 +32,13 @@ const PHRASINGS: [string, number][] = [
   ["a dozen lawyers reviewing 15 contracts each per week", 180 / 7],
   ["10k documents a day, 20 pages each", 10_000],
   ["we expect 250 sessions per day with about 10 turns per session", 2_500],
+  ["Around 20 requests per user per week, 3,000 users", 60_000 / 7],
+  ["We're building a RAG app over 5,000 PDFs, about 400 queries a day", 400],
+  ["We have 50 employees and handle 2,000 tickets a month", 2_000 / 30],
+  ["one request every 10 seconds", 8_640],
+  ["2k req/day", 2_000],
+  ["a steady 500 RPM from our backend jobs", 500 * 1_440],
+  ["1000 monthly active users, each sending 5 messages a day", 5_000],
   ["a chatbot for our website, no idea about traffic yet", DEFAULT_REQUESTS_PER_DAY],
 ];
 
