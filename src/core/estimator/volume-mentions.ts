@@ -68,11 +68,15 @@ function notACount(tokens: Token[], i: number): boolean {
   return token.yearShaped && (before === null || YEAR_WORDS.has(before));
 }
 
+/** "20 times a day": times with a period after them count uses, each a request. */
+const usesPerPeriod = (tokens: Token[], at: number): boolean =>
+  word(tokens, at) === "times" && wordsFrom(tokens, at + 1, 2).some((text) => PERIODS.has(text));
+
 /** Where the noun a number counts is: the first noun after it, else (for "users: 800") the nearest before it. */
 function nounOf(tokens: Token[], i: number): number | null {
   const after = wordsFrom(tokens, i + 1, MAX_WORDS_BETWEEN + 1);
   const first = after.findIndex((text) => isNoun(text) || text === "of");
-  if (first >= 0) return kindOf(after[first] as string) ? i + 1 + first : null;
+  if (first >= 0) return kindOf(after[first] as string) || usesPerPeriod(tokens, i + 1 + first) ? i + 1 + first : null;
   if (after.length > 0) return null;
   for (let j = i - 1; j >= 0 && j >= i - 1 - MAX_WORDS_BETWEEN; j--) {
     const text = word(tokens, j);
@@ -123,7 +127,7 @@ function mentionAt(tokens: Token[], i: number): Mention | null {
   const perLeading = perPersonBefore(tokens, i);
   const perAt = context.findIndex((text, k) => (text === "per" || text === "a" || text === "an" || text === "every") && kindOf(context[k + 1] ?? "") !== null);
   return {
-    count: token.value, kind: kindOf(noun) as Mention["kind"], noun, at: i, nounAt, period,
+    count: token.value, kind: kindOf(noun) ?? "work", noun, at: i, nounAt, period,
     each: trailingEach || leadingEach,
     per: perAt >= 0 ? (context[perAt + 1] as string) : perLeading,
     total: context.some((text) => TOTAL_WORDS.has(text)),
@@ -198,9 +202,11 @@ export function readMentions(text: string): Mention[] {
     m.parent = parentOf(tokens, m, found);
     found.push(m);
   });
-  // "20 requests per user a week, 3,000 users": the people may be named after the count.
+  // "20 requests per user a week, 3,000 users": what a count is per may be named after it.
   for (const m of found) {
-    if (m.parent === null && m.per !== null && ACTOR_NOUNS.has(m.per)) m.parent = found.find((e) => e.kind === "actor") ?? null;
+    if (m.parent !== null || m.per === null) continue;
+    const per = m.per;
+    m.parent = found.find((e) => e !== m && (ACTOR_NOUNS.has(per) ? e.kind === "actor" : sameNoun(e.noun, per))) ?? null;
   }
   return found;
 }

@@ -11,7 +11,7 @@ export const ACTOR_NOUNS = new Set([
   "writers", "rep", "reps", "representative", "representatives", "agent", "agents", "operator", "operators",
   "moderator", "moderators", "researcher", "researchers", "editor", "editors", "recruiter", "recruiters", "designer",
   "designers", "tester", "testers", "intern", "interns", "manager", "managers", "accountant", "accountants", "nurse",
-  "nurses", "advisor", "advisors", "marketer", "marketers", "salespeople", "seller", "sellers", "teammate", "teammates", "colleague", "colleagues", "subscriber", "subscribers",
+  "nurses", "mau", "maus", "dau", "daus", "wau", "advisor", "advisors", "marketer", "marketers", "salespeople", "seller", "sellers", "teammate", "teammates", "colleague", "colleagues", "subscriber", "subscribers",
   "visitor", "visitors", "player", "players", "lawyer", "lawyers", "doctor", "doctors", "teacher", "teachers",
 ]);
 

@@ -39,6 +39,8 @@ const PHRASINGS: [string, number][] = [
   ["2k req/day", 2_000],
   ["a steady 500 RPM from our backend jobs", 500 * 1_440],
   ["1000 monthly active users, each sending 5 messages a day", 5_000],
+  ["about 3 requests per session, 1,000 sessions a day", 3_000],
+  ["a 5 person team, each using it 20 times a day", 100],
   ["a chatbot for our website, no idea about traffic yet", DEFAULT_REQUESTS_PER_DAY],
 ];
 
@@ -77,6 +79,7 @@ describe("numbers that are not volumes", () => {
     "90% of answers should be short",
     "$5 per 1000 requests is our ceiling",
     "6 months of history, 20 pages long",
+    "it answers 10 times faster than our old bot",
   ])("%p: no volume", (text) => {
     expect(readVolume(text).volume.basis).toBe("assumed");
   });
