@@ -65,7 +65,7 @@ function notACount(tokens: Token[], i: number): boolean {
   const before = word(tokens, i - 1);
   if (token.money || before === "per") return true;
   if (before !== null && NAME_WORDS.has(before)) return true;
-  return token.yearShaped && (before === null || YEAR_WORDS.has(before));
+  return token.yearShaped && before !== null && YEAR_WORDS.has(before);
 }
 
 /** "20 times a day": times with a period after them count uses, each a request. */
@@ -105,7 +105,8 @@ function eachLeadsANumber(tokens: Token[], at: number): boolean {
   for (let j = at + 1; j <= at + 3; j++) {
     const token = tokens[j];
     if (token?.kind === "number") return true;
-    if (token?.kind !== "word" || isNoun(token.text)) return false;
+    // "200 requests each from 12 devs": "each" is the requests', the devs are who.
+    if (token?.kind !== "word" || isNoun(token.text) || ["from", "by", "for", "across", "among"].includes(token.text)) return false;
   }
   return false;
 }
@@ -123,7 +124,7 @@ function mentionAt(tokens: Token[], i: number): Mention | null {
   const period = periodOf(tokens, noun, contextAt);
   const trailingEach = contextAt.some((j, k) =>
     (context[k] === "each" && !PERIODS.has(context[k + 1] ?? "") && !eachLeadsANumber(tokens, j)) || context[k] === "apiece");
-  const leadingEach = wordsBackFrom(tokens, i - 1, 3).includes("each");
+  const leadingEach = wordsBackFrom(tokens, i - 1, 4).includes("each");
   const perLeading = perPersonBefore(tokens, i);
   const perAt = context.findIndex((text, k) => (text === "per" || text === "a" || text === "an" || text === "every") && kindOf(context[k + 1] ?? "") !== null);
   return {
@@ -204,7 +205,10 @@ export function readMentions(text: string): Mention[] {
   });
   // "20 requests per user a week, 3,000 users": what a count is per may be named after it.
   for (const m of found) {
-    if (m.parent !== null || m.per === null) continue;
+    if (m.parent !== null) continue;
+    // "50 requests each from 12 devs": the people come after.
+    if (m.each && m.kind === "work") m.parent = found.find((e) => e.kind === "actor") ?? null;
+    if (m.per === null) continue;
     const per = m.per;
     m.parent = found.find((e) => e !== m && (ACTOR_NOUNS.has(per) ? e.kind === "actor" : sameNoun(e.noun, per))) ?? null;
   }

@@ -41,6 +41,9 @@ const PHRASINGS: [string, number][] = [
   ["1000 monthly active users, each sending 5 messages a day", 5_000],
   ["about 3 requests per session, 1,000 sessions a day", 3_000],
   ["a 5 person team, each using it 20 times a day", 100],
+  ["50 requests each from 12 devs", 600],
+  ["each of them sends 5 messages, we have 40 users", 200],
+  ["2000 requests a day, launching in 2025", 2_000],
   ["a chatbot for our website, no idea about traffic yet", DEFAULT_REQUESTS_PER_DAY],
 ];
 
