@@ -21,6 +21,8 @@ const CONNECTORS = new Set([
   "generating", "running", "asking", "using", "it", "at", "most", "up", "to", "like", "all", "day", "daily", "of",
   "them", "whom", "and", "perhaps", "probably", "which", "is", "are",
 ]);
+/** Words that make the noun after them what a count is for: "per user", "a session", "every ticket". */
+const PER_WORDS = new Set(["per", "a", "an", "every"]);
 /** Words that say a count is the whole, not per person. */
 const TOTAL_WORDS = new Set(["total", "overall", "combined", "altogether", "together", "across"]);
 
@@ -126,7 +128,7 @@ function mentionAt(tokens: Token[], i: number): Mention | null {
     (context[k] === "each" && !PERIODS.has(context[k + 1] ?? "") && !eachLeadsANumber(tokens, j)) || context[k] === "apiece");
   const leadingEach = wordsBackFrom(tokens, i - 1, 4).includes("each");
   const perLeading = perPersonBefore(tokens, i);
-  const perAt = context.findIndex((text, k) => (text === "per" || text === "a" || text === "an" || text === "every") && kindOf(context[k + 1] ?? "") !== null);
+  const perAt = context.findIndex((text, k) => PER_WORDS.has(text) && kindOf(context[k + 1] ?? "") !== null);
   return {
     count: token.value, kind: kindOf(noun) ?? "work", noun, at: i, nounAt, period,
     each: trailingEach || leadingEach,
@@ -208,7 +210,7 @@ export function readMentions(text: string): Mention[] {
     if (m.parent !== null) continue;
     // "50 requests each from 12 devs": the people come after.
     if (m.each && m.kind === "work") m.parent = found.find((e) => e.kind === "actor") ?? null;
-    if (m.per === null) continue;
+    if (m.parent !== null || m.per === null) continue;
     const per = m.per;
     m.parent = found.find((e) => e !== m && (ACTOR_NOUNS.has(per) ? e.kind === "actor" : sameNoun(e.noun, per))) ?? null;
   }
