@@ -1,5 +1,6 @@
 import type { Model } from "../catalog.ts";
 import { readUsageHints, type UsageHints } from "./hints.ts";
+import { readVolume } from "./volume.ts";
 import type { EstimatorMessage } from "./request.ts";
 import { nanos, requestCost, type Nanos } from "../money.ts";
 import { CREDIT_PACKS, type CreditPack } from "../checkout/packs.ts";
@@ -53,6 +54,8 @@ export interface Estimate {
   /** The intent's first choice, whether or not the catalog has it. */
   preferredModelId: string;
   requestsPerDay: number;
+  /** How the volume was worked out from the text, when it took more than one number (see VolumeReading). */
+  volumeWorking: string | null;
   inputTokens: number;
   /** Of the input, the tokens assumed read from the cache (0 unless the prompt repeats). */
   cachedTokens: number;
@@ -121,6 +124,7 @@ export function estimateUsage(messages: readonly EstimatorMessage[], catalog: re
     intent,
     preferredModelId: MODEL_PREFERENCES[intent][0] as string,
     requestsPerDay,
+    volumeWorking: readVolume(text).working,
     inputTokens,
     cachedTokens,
     outputTokens,

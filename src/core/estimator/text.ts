@@ -12,10 +12,10 @@ export function usd(amount: Nanos): string {
   return `$${groupThousands(whole)}.${fraction.replace(/0+$/, "").padEnd(2, "0")}`;
 }
 
-function volumeNote(volume: Volume): string {
+function volumeNote(volume: Volume, working: string | null): string {
   switch (volume.basis) {
     case "stated":
-      return "from the volume you described";
+      return working === null ? "from the volume you described" : `assumed from ${working}`;
     case "users":
       return `${count(volume.users)} users × ${REQUESTS_PER_USER_PER_DAY} requests each`;
     case "assumed":
@@ -56,7 +56,7 @@ export function renderEstimate(estimate: Estimate, sdkBaseUrl: string): string {
     : ` (${estimate.preferredModelId} would fit best but is not available on this gateway right now)`;
   const lines = [
     `Recommended model: ${model.id} (${model.displayName}): ${model.useCaseHint}${substituted}.`,
-    `Requests per day: ${count(requestsPerDay)} (${volumeNote(estimate.hints.volume)}).`,
+    `Requests per day: ${count(requestsPerDay)} (${volumeNote(estimate.hints.volume, estimate.volumeWorking)}).`,
     `Tokens per request: about ${count(estimate.inputTokens)} input and ${count(estimate.outputTokens)} output.`,
     ...(estimate.cachedTokens > 0 ? [cachingLine(estimate)] : []),
     `Monthly cost: ${usd(recommended.monthly)} (${DAYS_PER_MONTH} days × ${count(requestsPerDay)} requests × ` +
