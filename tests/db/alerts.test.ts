@@ -97,15 +97,15 @@ describeEachDialect("low-balance alerts in the store", (dialect) => {
     test("claims due alerts once, counting the attempt, and hands them out again only after the claim lapses", async () => {
       const account = await accountWith("11", "10");
       await move(account, "-2", NOW);
-      const claimed = await store.claimDueAlerts({ now: NOW, claimUntil: NOW + 1_000, limit: 10 });
+      const claimed = await store.claimDueAlerts({ now: NOW, claimUntil: NOW + 1_000, limit: 10, channel: "mail" });
       expect(claimed).toEqual([
         {
           id: expect.any(String), accountId: account.id, email: account.email, kind: "low_balance", balance: usd("9"),
           threshold: usd("10"), subject: null, text: null, createdAt: NOW, attempts: 1,
         },
       ]);
-      expect(await store.claimDueAlerts({ now: NOW + 999, claimUntil: NOW + 2_000, limit: 10 })).toEqual([]);
-      expect((await store.claimDueAlerts({ now: NOW + 1_000, claimUntil: NOW + 2_000, limit: 10 })).map((a) => a.attempts)).toEqual([2]);
+      expect(await store.claimDueAlerts({ now: NOW + 999, claimUntil: NOW + 2_000, limit: 10, channel: "mail" })).toEqual([]);
+      expect((await store.claimDueAlerts({ now: NOW + 1_000, claimUntil: NOW + 2_000, limit: 10, channel: "mail" })).map((a) => a.attempts)).toEqual([2]);
     });
 
     test("a failed alert waits for its retry time; a sent one is never claimed again", async () => {
@@ -113,13 +113,13 @@ describeEachDialect("low-balance alerts in the store", (dialect) => {
       const sending = await accountWith("11", "10");
       await move(failing, "-2", NOW);
       await move(sending, "-2", NOW + 1);
-      const claimed = await store.claimDueAlerts({ now: NOW + 1, claimUntil: NOW + 60_000, limit: 10 });
+      const claimed = await store.claimDueAlerts({ now: NOW + 1, claimUntil: NOW + 60_000, limit: 10, channel: "mail" });
       const idOf = (a: Account) => claimed.find((c) => c.accountId === a.id)!.id;
       await store.markAlertFailed(idOf(failing), "connection refused", NOW + 500);
       await store.markAlertSent(idOf(sending), NOW + 2);
       expect((await outbox(failing))[0]).toMatchObject({ last_error: "connection refused", sent_at: null });
-      expect(await store.claimDueAlerts({ now: NOW + 499, claimUntil: NOW + 60_000, limit: 10 })).toEqual([]);
-      const retried = await store.claimDueAlerts({ now: NOW + 500, claimUntil: NOW + 60_000, limit: 10 });
+      expect(await store.claimDueAlerts({ now: NOW + 499, claimUntil: NOW + 60_000, limit: 10, channel: "mail" })).toEqual([]);
+      const retried = await store.claimDueAlerts({ now: NOW + 500, claimUntil: NOW + 60_000, limit: 10, channel: "mail" });
       expect(retried.map((a) => [a.accountId, a.attempts])).toEqual([[failing.id, 2]]);
     });
 
@@ -127,7 +127,7 @@ describeEachDialect("low-balance alerts in the store", (dialect) => {
       const accounts = await Promise.all(Array.from({ length: 12 }, () => accountWith("11", "10")));
       for (const account of accounts) await move(account, "-2", NOW);
       const claims = await Promise.all(
-        Array.from({ length: 6 }, () => store.claimDueAlerts({ now: NOW, claimUntil: NOW + 60_000, limit: 4 })),
+        Array.from({ length: 6 }, () => store.claimDueAlerts({ now: NOW, claimUntil: NOW + 60_000, limit: 4, channel: "mail" })),
       );
       const ids = claims.flat().map((a) => a.id);
       expect(new Set(ids).size).toBe(ids.length);

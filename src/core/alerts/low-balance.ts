@@ -43,12 +43,15 @@ export interface PendingAlert {
   attempts: number;
 }
 
+/** The outbox's two ways out: e-mails (alerts and account e-mails), sent in order, and webhook events. */
+export type OutboxChannel = "mail" | "webhook";
+
 export interface AlertStore {
   /**
    * Claims up to `limit` unsent alerts that are due at `now` by moving their next attempt to
    * `claimUntil`, atomically: of several instances claiming at once, each alert goes to one.
    */
-  claimDueAlerts(input: { now: number; claimUntil: number; limit: number }): Promise<PendingAlert[]>;
+  claimDueAlerts(input: { now: number; claimUntil: number; limit: number; channel: OutboxChannel }): Promise<PendingAlert[]>;
   /** Marks it sent and clears an account e-mail's text, which carries a live link; `answer` is a webhook receiver's. */
   markAlertSent(id: string, now: number, answer?: string): Promise<void>;
   /** Records the failure (a webhook receiver's answer, or why there was none) and when to try again. */
@@ -104,45 +107,56 @@ export function lowBalanceMessage(alert: Pick<PendingAlert, "email" | "balance" 
 export interface AlertSenderDeps {
   store: AlertStore;
   mailer: Mailer;
-  /** POSTs a webhook event to its account's endpoint: the receiver's answer, or throws why it was not taken. */
-  deliverWebhook(event: PendingAlert): Promise<string>;
   dashboardUrl: string;
   /** The first retry waits this long; later ones back off exponentially. */
   retryBaseMs: number;
   now: () => number;
 }
 
+type Failure = { alert: PendingAlert; error: string };
+
+/** Sends one claimed message: marked sent (with its answer), or kept with its error for a backed-off retry. */
+async function attempt(deps: Pick<AlertSenderDeps, "store" | "retryBaseMs" | "now">, alert: PendingAlert, deliver: () => Promise<string | undefined>): Promise<Failure | null> {
+  let answer: string | undefined;
+  try {
+    answer = await deliver();
+  } catch (cause) {
+    const error = cause instanceof Error ? cause.message : String(cause);
+    await deps.store.markAlertFailed(alert.id, error, deps.now() + alertRetryDelayMs(alert.attempts, deps.retryBaseMs));
+    return { alert, error };
+  }
+  await deps.store.markAlertSent(alert.id, deps.now(), answer);
+  return null;
+}
+
+const claim = (deps: Pick<AlertSenderDeps, "store" | "now">, channel: OutboxChannel) => {
+  const start = deps.now();
+  return deps.store.claimDueAlerts({ now: start, claimUntil: start + ALERT_CLAIM_MS, limit: ALERTS_PER_ROUND, channel });
+};
+
 /**
- * One round of the outbox: claims what is due and sends each. A sent message is marked sent; a
- * failed one is kept with its error and tried again later, so nothing is lost. E-mails go one
- * after another, in the order queued; webhook events each on their own, beside them, so that a
- * receiver that is slow to answer (up to its timeout) holds no e-mail and no other account's event.
+ * One round of the outbox's e-mails: claims the due ones and sends each, one after another in
+ * the order queued. A sent one is marked sent; a failed one is kept with its error and tried
+ * again later, so nothing is lost.
  */
-export async function sendDueAlerts(deps: AlertSenderDeps): Promise<{ sent: number; failed: { alert: PendingAlert; error: string }[] }> {
-  const { store, mailer, now } = deps;
-  const start = now();
-  const due = await store.claimDueAlerts({ now: start, claimUntil: start + ALERT_CLAIM_MS, limit: ALERTS_PER_ROUND });
+export async function sendDueAlerts(deps: AlertSenderDeps): Promise<{ sent: number; failed: Failure[] }> {
+  const failed: Failure[] = [];
   let sent = 0;
-  const failed: { alert: PendingAlert; error: string }[] = [];
-  const attempt = async (alert: PendingAlert, deliver: () => Promise<string | undefined>) => {
-    let answer: string | undefined;
-    try {
-      answer = await deliver();
-    } catch (cause) {
-      const error = cause instanceof Error ? cause.message : String(cause);
-      await store.markAlertFailed(alert.id, error, now() + alertRetryDelayMs(alert.attempts, deps.retryBaseMs));
-      failed.push({ alert, error });
-      return;
-    }
-    await store.markAlertSent(alert.id, now(), answer);
-    sent++;
-  };
-  const mails = async () => {
-    for (const alert of due.filter((a) => a.kind !== "webhook")) {
-      await attempt(alert, async () => void (await mailer.send(outboxMessage(alert, deps.dashboardUrl))));
-    }
-  };
-  const events = due.filter((a) => a.kind === "webhook").map((event) => attempt(event, () => deps.deliverWebhook(event)));
-  await Promise.all([mails(), ...events]);
+  for (const alert of await claim(deps, "mail")) {
+    const failure = await attempt(deps, alert, async () => void (await deps.mailer.send(outboxMessage(alert, deps.dashboardUrl))));
+    if (failure) failed.push(failure);
+    else sent++;
+  }
   return { sent, failed };
+}
+
+/**
+ * Claims the due webhook events and starts each delivery, answering them started, not done: a
+ * receiver slow to answer (up to its timeout) then holds no e-mail, no other event and no
+ * later round. Each settles to its failure, or null once delivered.
+ */
+export async function startDueWebhooks(
+  deps: Pick<AlertSenderDeps, "store" | "retryBaseMs" | "now"> & { deliver(event: PendingAlert): Promise<string> },
+): Promise<Promise<Failure | null>[]> {
+  return (await claim(deps, "webhook")).map((event) => attempt(deps, event, () => deps.deliver(event)));
 }

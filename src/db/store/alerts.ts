@@ -48,13 +48,15 @@ const toPendingAlert = (r: Row): PendingAlert => ({
   attempts: int(r.attempts),
 });
 
-function* claimDueAlerts(dialect: Dialect, input: { now: number; claimUntil: number; limit: number }): Work<PendingAlert[]> {
+function* claimDueAlerts(dialect: Dialect, input: Parameters<AlertStore["claimDueAlerts"]>[0]): Work<PendingAlert[]> {
+  const channel = input.channel === "webhook" ? "kind = 'webhook'" : "kind <> 'webhook'";
   // On Postgres, instances claiming at once skip each other's rows (SKIP LOCKED) and so share
   // the work. The outer WHERE repeats the due condition: a row chosen by two claimers anyway is
   // re-checked after the first one's update and skipped by the second.
   const claimed = yield* rows(
     `UPDATE alert_outbox SET next_attempt_at = ?, attempts = attempts + 1
-     WHERE id IN (SELECT id FROM alert_outbox WHERE sent_at IS NULL AND next_attempt_at <= ? ORDER BY next_attempt_at LIMIT ?${dialect === "postgres" ? " FOR UPDATE SKIP LOCKED" : ""})
+     WHERE id IN (SELECT id FROM alert_outbox WHERE sent_at IS NULL AND next_attempt_at <= ? AND ${channel}
+                  ORDER BY next_attempt_at LIMIT ?${dialect === "postgres" ? " FOR UPDATE SKIP LOCKED" : ""})
        AND sent_at IS NULL AND next_attempt_at <= ?
      RETURNING id, account_id, email, kind, balance_nanos, threshold_nanos, subject, body, created_at, attempts`,
     input.claimUntil, input.now, input.limit, input.now,

@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import {
-  ALERT_CLAIM_MS, alertRetryDelayMs, alertTransition, lowBalanceMessage, sendDueAlerts,
+  ALERT_CLAIM_MS, alertRetryDelayMs, alertTransition, lowBalanceMessage, sendDueAlerts, startDueWebhooks,
   type AlertMessage, type AlertStore, type PendingAlert,
 } from "../../../src/core/alerts/low-balance.ts";
 import { parseUsd, type Nanos } from "../../../src/core/money.ts";
@@ -76,7 +76,7 @@ describe("sendDueAlerts", () => {
     let clock = 1_000;
     const store: AlertStore = {
       claimDueAlerts: async (input) => {
-        events.push(`claim now=${input.now} until=${input.claimUntil} limit=${input.limit}`);
+        events.push(`claim ${input.channel} now=${input.now} until=${input.claimUntil} limit=${input.limit}`);
         return [alert("ok", 1), alert("bad", 3)];
       },
       markAlertSent: async (id, now) => {
@@ -94,14 +94,39 @@ describe("sendDueAlerts", () => {
         delivered.push(message);
       },
     };
-    const deliverWebhook = () => Promise.reject(new Error("no webhook events are queued here"));
-    const result = await sendDueAlerts({ store, mailer, deliverWebhook, dashboardUrl: "https://x", retryBaseMs: 100, now: () => clock });
+    const result = await sendDueAlerts({ store, mailer, dashboardUrl: "https://x", retryBaseMs: 100, now: () => clock });
     expect(result).toEqual({ sent: 1, failed: [{ alert: alert("bad", 3), error: "451 try later" }] });
     expect(delivered.map((m) => m.to)).toEqual(["ok@example.com"]);
     expect(events).toEqual([
-      `claim now=1000 until=${1000 + ALERT_CLAIM_MS} limit=20`,
+      `claim mail now=1000 until=${1000 + ALERT_CLAIM_MS} limit=20`,
       "sent ok at 1010",
       "failed bad: 451 try later, retry at 1420",
     ]);
+  });
+});
+
+describe("startDueWebhooks", () => {
+  test("claims only webhook events and answers once each delivery has started, not ended", async () => {
+    const channels: string[] = [];
+    const marked: string[] = [];
+    const event = (id: string): PendingAlert => ({
+      id, accountId: "acct", email: "", kind: "webhook", balance: usd("0"), threshold: usd("0"),
+      subject: "credits.granted", text: "{}", createdAt: 0, attempts: 1,
+    });
+    const store: AlertStore = {
+      claimDueAlerts: async (input) => (channels.push(input.channel), [event("hangs"), event("answers")]),
+      markAlertSent: async (id, _now, answer) => void marked.push(`${id} ${answer}`),
+      markAlertFailed: async (id, error) => void marked.push(`${id} failed: ${error}`),
+    };
+    const hanging = Promise.withResolvers<string>();
+    const deliver = (e: PendingAlert) => (e.id === "hangs" ? hanging.promise : Promise.resolve("200"));
+    const started = await startDueWebhooks({ store, deliver, retryBaseMs: 100, now: () => 0 });
+    expect(channels).toEqual(["webhook"]);
+    expect(started).toHaveLength(2);
+    expect(await started[1]).toBeNull();
+    expect(marked).toEqual(["answers 200"]); // delivered while the other still hangs
+    hanging.reject(new Error("timed out after 10 s"));
+    expect(await started[0]).toMatchObject({ error: "timed out after 10 s" });
+    expect(marked).toEqual(["answers 200", "hangs failed: timed out after 10 s"]);
   });
 });
