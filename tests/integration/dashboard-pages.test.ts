@@ -137,9 +137,18 @@ describeEachDialect("the dashboard's pages", (dialect) => {
     });
   });
 
-  test("an unknown dashboard path is the usual 404", async () => {
-    const res = await get(`${gateway().url}/dashboard/nope`, user.cookie);
-    expect(res.status).toBe(404);
+  test("an unknown dashboard path is a 404 page in the dashboard's look, with a way on, not the API's JSON", async () => {
+    for (const path of ["/dashboard/nope", "/dashboard/keys/extra"]) {
+      const res = await get(`${gateway().url}${path}`, user.cookie);
+      expect(res.status).toBe(404);
+      expect(res.headers.get("content-type")).toBe("text/html; charset=utf-8");
+      const html = await res.text();
+      expect(html).toContain("<h1>Page not found</h1>");
+      expect(html).toContain(`href="${gateway().config.basePath}/dashboard"`); // the overview, under BASE_PATH
+      expect(html).not.toContain('"error"');
+    }
+    // Real pages are still themselves.
+    expect((await get(`${gateway().url}/dashboard/keys`, user.cookie)).status).toBe(200);
   });
 });
 

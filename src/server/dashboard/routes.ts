@@ -9,7 +9,7 @@ import type { AppDeps } from "../deps.ts";
 import { sessionToken } from "../session.ts";
 import { clientScript, styleSheet } from "./assets.ts" with { type: "macro" };
 import { forAnyone, isConsolePage, PAGE_NAMES, PAGES, RETURN_PARAM, type PageName } from "./page-table.ts";
-import { renderShell } from "./shell.ts";
+import { renderNotFound, renderShell } from "./shell.ts";
 
 interface Asset {
   path: string;
@@ -92,6 +92,8 @@ export const dashboardRoutes = ({ config, store, now }: AppDeps) => {
       return new Response(renderShell({ page: name, basePath, assets, data, operator }), { status: refused ? 403 : 200, headers: PAGE_HEADERS });
     });
   }
+  // Any other address under the dashboard: its own 404 page, not the API's JSON.
+  app.get("/dashboard/*", () => new Response(renderNotFound({ basePath, assets }), { status: 404, headers: PAGE_HEADERS }));
   for (const { path, body, type } of [SCRIPT, STYLES]) {
     app.get(path, () => new Response(body, {
       headers: { "content-type": type, "cache-control": "public, max-age=31536000, immutable", "x-content-type-options": "nosniff" },

@@ -65,3 +65,32 @@ export function renderShell(input: { page: PageName; basePath: string; assets: S
 </html>
 `;
 }
+
+/**
+ * The page for a dashboard address that names no page (a mistyped or outdated link): the
+ * dashboard's own look and a way on, rather than the API's JSON error. No script: it needs none.
+ */
+export function renderNotFound(input: { basePath: string; assets: Pick<ShellAssets, "stylePath"> }): string {
+  const link = (page: PageName, text: string) => `<a href="${escapeHtml(input.basePath + PAGES[page].path)}">${text}</a>`;
+  return `<!doctype html>
+<html lang="en">
+<head>
+  <meta charset="utf-8">
+  <meta name="viewport" content="width=device-width, initial-scale=1">
+  <title>Page not found · Gateway</title>
+  <link rel="icon" href="data:,">
+  <link rel="stylesheet" href="${escapeHtml(input.assets.stylePath)}">
+</head>
+<body data-page="not-found">
+  <header class="site-header"><div class="header-inner"><a class="brand" href="${escapeHtml(input.basePath + PAGES.overview.path)}">Gateway</a></div></header>
+  <main id="main">
+    <h1>Page not found</h1>
+    <section class="card">
+      <p>There is no dashboard page at this address. The link may be mistyped or out of date.</p>
+      <p>Go to the ${link("overview", "overview")}, your ${link("keys", "API keys")} or ${link("usage", "usage")}, or ${link("signin", "sign in")}.</p>
+    </section>
+  </main>
+</body>
+</html>
+`;
+}
