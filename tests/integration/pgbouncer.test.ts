@@ -51,6 +51,23 @@ if (dialectsUnderTest().includes("postgres") && !pgbouncerInstalled()) {
     for (const { account } of customers) await expectBooksClosed(books.store, account.id);
   });
 
+  test("a key's hourly request limit holds across two instances sharing the pooler", async () => {
+    const second = await spawnServe({ ...env(), ...providerEnv(fake), MAX_CONCURRENT_REQUESTS: "50" });
+    try {
+      const { secret, account } = await fundedKey(books.store, "5", { requestsPerHour: 5 });
+      const answers = await Promise.all(Array.from({ length: 20 }, async (_, i) => {
+        const res = await postChat((i % 2 === 0 ? gateway : second).url, secret, hello());
+        await res.text();
+        return res.status;
+      }));
+      expect(answers.filter((s) => s === 200)).toHaveLength(5);
+      expect(answers.filter((s) => s !== 200 && s !== 429)).toEqual([]);
+      await expectBooksClosed(books.store, account.id);
+    } finally {
+      await second.stop();
+    }
+  });
+
   test("sign-up, sessions and keys work through it", async () => {
     const user = await signUpUser(gateway.url);
     const created = await user.send("POST", "/keys/generate", { name: "pooled" });
