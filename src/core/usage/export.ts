@@ -1,6 +1,6 @@
 import { csvRecord } from "./csv.ts";
 import type { CacheSavings, RequestUsage } from "../entities.ts";
-import { formatUsd, type Nanos } from "../money.ts";
+import { formatUsd } from "../money.ts";
 
 export interface UsageExportRow extends RequestUsage, CacheSavings {
   id: string;

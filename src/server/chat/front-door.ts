@@ -157,7 +157,8 @@ export async function pipelineRequest(
   return { body, ports, call, client: { upstream, detach }, guard: (work) => guarded(work, log, deadlineMs) };
 }
 
-type Serve = (
+/** A front door's own work on a request: its arguments are `pipelineRequest`'s, which it starts with. */
+export type Serve = (
   request: Request, deps: ChatDeps & { provider: ChatProvider }, leases: LeaseKeeper, record: RequestRecord, door: Door, clientIp: () => string,
 ) => Promise<Response>;
 

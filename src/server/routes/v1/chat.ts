@@ -3,24 +3,15 @@
 // mounted here too, to share the one provider adapter.
 import { Elysia } from "elysia";
 import { admitChat, completeChat } from "../../../core/chat/pipeline.ts";
-import type { ChatProvider } from "../../../core/chat/provider.ts";
 import { parseChatRequest } from "../../../core/chat/request.ts";
-import { droppedHeader, openAiDoor, pipelineHandler, pipelineRequest, streamed, type ChatDeps, type Door } from "../../chat/front-door.ts";
+import { droppedHeader, openAiDoor, pipelineHandler, pipelineRequest, streamed, type ChatDeps, type Serve } from "../../chat/front-door.ts";
 import type { LeaseKeeper } from "../../chat/lease-keeper.ts";
 import { chatError, json, methodNotAllowed } from "../../http.ts";
-import type { RequestRecord } from "../../observability/request-record.ts";
 import { openAiCompatible } from "../../providers/openai-compatible.ts";
 import { messagesRoutes } from "./messages.ts";
 import { responsesRoutes } from "./responses.ts";
 
-async function serveChat(
-  request: Request,
-  deps: ChatDeps & { provider: ChatProvider },
-  leases: LeaseKeeper,
-  record: RequestRecord,
-  door: Door,
-  clientIp: () => string,
-): Promise<Response> {
+const serveChat: Serve = async (request, deps, leases, record, door, clientIp) => {
   const { body, ports, call, client } = await pipelineRequest(request, deps, leases, record, door, clientIp);
   const chat = parseChatRequest(body.value);
   const admitted = await admitChat(ports, { ...call, request: chat });
@@ -30,7 +21,7 @@ async function serveChat(
   } finally {
     client.detach();
   }
-}
+};
 
 /** `leases` keeps this process's open reservations alive; graceful shutdown waits for it to empty. */
 export function chatRoutes(deps: ChatDeps, leases: LeaseKeeper) {

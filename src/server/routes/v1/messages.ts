@@ -15,9 +15,8 @@ import { authenticateApiKey } from "../../api-key.ts";
 import { readJsonBody } from "../../body.ts";
 import { clientIp, type PeerSource } from "../../client-ip.ts";
 import type { LeaseKeeper } from "../../chat/lease-keeper.ts";
-import { droppedHeader, pipelineHandler, pipelineRequest, streamed, type ChatDeps, type Door } from "../../chat/front-door.ts";
+import { droppedHeader, pipelineHandler, pipelineRequest, streamed, type ChatDeps, type Door, type Serve } from "../../chat/front-door.ts";
 import { asAppError, errorHeaders, json } from "../../http.ts";
-import type { RequestRecord } from "../../observability/request-record.ts";
 import { requestRecord } from "../../observability/plugin.ts";
 
 /** Anthropic's clients send the key as `x-api-key`; Claude Code with ANTHROPIC_AUTH_TOKEN as a bearer token. */
@@ -30,7 +29,7 @@ const authorization = (request: Request): string | null => {
 const anthropicError = (error: AppError, requestId: string, headers: Record<string, string> = {}): Response =>
   json(anthropicErrorBody(error, requestId), anthropicStatus(error), { ...errorHeaders(error), "request-id": requestId, ...headers });
 
-async function serveMessage(request: Request, deps: ChatDeps & { provider: ChatProvider }, leases: LeaseKeeper, record: RequestRecord, door: Door, clientIp: () => string): Promise<Response> {
+const serveMessage: Serve = async (request, deps, leases, record, door, clientIp) => {
   const { body, ports, call, client } = await pipelineRequest(request, deps, leases, record, door, clientIp);
   const parsed = parseMessagesRequest(body.value);
   const native = new Set(PROVIDERS.filter((p) => deps.config.providers[p].anthropicBaseUrl));
@@ -46,7 +45,7 @@ async function serveMessage(request: Request, deps: ChatDeps & { provider: ChatP
   } finally {
     client.detach();
   }
-}
+};
 
 const postOnly = ({ request }: { request: Request }): Response =>
   anthropicError(new AppError("method_not_allowed", "Method not allowed. Use POST."), requestRecord(request).id, { allow: "POST" });

@@ -15,13 +15,12 @@ import type { Caller } from "../../../core/keys/auth.ts";
 import { authenticateApiKey } from "../../api-key.ts";
 import type { LeaseKeeper } from "../../chat/lease-keeper.ts";
 import { chatError, json, methodNotAllowed } from "../../http.ts";
-import type { RequestRecord } from "../../observability/request-record.ts";
-import { droppedHeader, openAiDoor, pipelineHandler, pipelineRequest, streamed, type ChatDeps, type Door } from "../../chat/front-door.ts";
+import { droppedHeader, openAiDoor, pipelineHandler, pipelineRequest, streamed, type ChatDeps, type Serve } from "../../chat/front-door.ts";
 import { storedResponsesRoutes } from "./responses-stored.ts";
 
 type Fields = Record<string, unknown>;
 
-async function serveResponse(request: Request, deps: ChatDeps & { provider: ChatProvider }, leases: LeaseKeeper, record: RequestRecord, door: Door, clientIp: () => string): Promise<Response> {
+const serveResponse: Serve = async (request, deps, leases, record, door, clientIp) => {
   const { body, ports, call, client, guard } = await pipelineRequest(request, deps, leases, record, door, clientIp);
   const parsed = parseResponsesRequest(body.value);
   const id = newResponseId();
@@ -59,7 +58,7 @@ async function serveResponse(request: Request, deps: ChatDeps & { provider: Chat
   } finally {
     client.detach();
   }
-}
+};
 
 /** Mounted by the chat routes, to share their provider adapter (and its key pools). */
 export const responsesRoutes = (deps: ChatDeps & { provider: ChatProvider }, leases: LeaseKeeper) =>
