@@ -5,11 +5,12 @@ import { fundedKey } from "../support/accounts.ts";
 import { runGateway, spawnServe, type ServeProcess } from "../support/binary.ts";
 import { expectBooksClosed, openBooks, type Books } from "../support/books.ts";
 import { hello, postChat } from "../support/chat.ts";
+import { openDatabase } from "../../src/db/database.ts";
+import { rows } from "../../src/db/sql.ts";
 import { createTestDatabase, dialectsUnderTest, type TestDatabase } from "../support/databases.ts";
 import { providerEnv, startFakeUpstream } from "../support/fake-upstream.ts";
 import { pgbouncerInstalled, startPgbouncer, type Pooler } from "../support/pgbouncer.ts";
-import { signUpUser } from "../support/session.ts";
-import { uniqueEmail } from "../support/session.ts";
+import { signUpUser, uniqueEmail } from "../support/session.ts";
 
 const runs = dialectsUnderTest().includes("postgres") && pgbouncerInstalled();
 if (dialectsUnderTest().includes("postgres") && !pgbouncerInstalled()) {
@@ -69,5 +70,37 @@ if (dialectsUnderTest().includes("postgres") && !pgbouncerInstalled()) {
   test("the sweeper and the outbox run without a statement error", async () => {
     await Bun.sleep(500); // five sweeps and ten outbox rounds
     expect(gateway.logs.filter((line) => /prepared statement|round failed|sweep.*failed|"level":"error"/.test(line))).toEqual([]);
+  });
+
+  // The other side: the setting is what makes the tests above pass. PgBouncer hands a released
+  // server connection to the next client (last in, first out), where the statement names the
+  // previous client prepared are still taken.
+  test("with prepared statements on, a second client through it fails, and with them off it does not", async () => {
+    const attempt = async (preparedStatements: boolean): Promise<string[]> => {
+      const clients = [0, 1].map(() => openDatabase(pooled, { preparedStatements, poolSize: 1 }));
+      const failures: string[] = [];
+      try {
+        for (let round = 0; round < 3; round++) {
+          for (const db of clients) {
+            await db.run(rows("SELECT ?::int AS n", round)).catch((error: Error) => failures.push(error.message));
+          }
+        }
+      } finally {
+        await Promise.all(clients.map((db) => db.close()));
+      }
+      return failures;
+    };
+    expect(await attempt(false)).toEqual([]);
+    const failures = await attempt(true);
+    expect(failures.length).toBeGreaterThan(0);
+    for (const message of failures) expect(message).toMatch(/prepared statement "\w+" already exists/);
+  });
+
+  test("with prepared statements on, the CLI fails through it", async () => {
+    const runs = [];
+    for (let i = 0; i < 3; i++) runs.push(await runGateway(["users", "create", "--email", uniqueEmail("prepared")], { DATABASE_URL: pooled }));
+    const failed = runs.filter((run) => run.code !== 0);
+    expect(failed.length).toBeGreaterThan(0);
+    for (const run of failed) expect(run.stderr).toMatch(/prepared statement "\w+" already exists/);
   });
 });

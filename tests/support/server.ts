@@ -36,7 +36,7 @@ export async function startGateway(
   const testDb = shared ?? (await createTestDatabase(dialect));
   // Test files sign many users up from 127.0.0.1; the per-IP sign-up limit is tested where it is set back.
   const config = loadConfig({ PORT: "0", HOST: "127.0.0.1", DATABASE_URL: testDb.url, AUTH_PER_IP_PER_HOUR: "100000", ...env });
-  const db = openDatabase(config.databaseUrl);
+  const db = openDatabase(config.databaseUrl, { preparedStatements: config.databasePreparedStatements });
   await migrate(db);
   const store = createStore(db);
   const server = startServer({ config, store, log, now: Date.now, ...extra });
