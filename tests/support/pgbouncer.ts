@@ -10,7 +10,7 @@ const BINARY = Bun.which("pgbouncer") ?? "/usr/sbin/pgbouncer";
 const asRoot = process.getuid?.() === 0;
 const hasPostgresUser = (): boolean => Bun.spawnSync(["id", "-u", "postgres"], { stdout: "ignore", stderr: "ignore" }).exitCode === 0;
 
-export const pgbouncerInstalled = (): boolean => existsSync(BINARY) && (!asRoot || hasPostgresUser());
+export const pgbouncerInstalled = (): boolean => existsSync(BINARY) && Bun.which("setpriv") !== null && (!asRoot || hasPostgresUser());
 
 export interface Pooler {
   /** The database URL `direct` as reached through the pooler. */
@@ -47,10 +47,12 @@ export async function startPgbouncer(server: string): Promise<Pooler> {
     "",
   ].join("\n"));
   if (asRoot) await Bun.spawn(["chown", "-R", "postgres:postgres", dir]).exited;
-  const command = [BINARY, "-q", join(dir, "pgbouncer.ini")];
-  const proc = Bun.spawn(asRoot ? ["runuser", "-u", "postgres", "--", ...command] : command, { stdout: "ignore", stderr: "ignore" });
-  const killOnExit = () => proc.kill();
-  process.once("exit", killOnExit); // a test process that dies leaves no pooler behind
+  // setpriv execs PgBouncer in its own place (as postgres under root) with a parent-death
+  // signal: a test process that ends without stopping it, or is killed, leaves no pooler behind.
+  const proc = Bun.spawn([
+    "setpriv", ...(asRoot ? ["--reuid", "postgres", "--regid", "postgres", "--init-groups"] : []), "--pdeathsig", "TERM", "--",
+    BINARY, "-q", join(dir, "pgbouncer.ini"),
+  ], { stdout: "ignore", stderr: "ignore" });
   let ready = false;
   for (let i = 0; i < 100 && !ready && proc.exitCode === null; i++) {
     ready = await Bun.connect({ hostname: "127.0.0.1", port, socket: { data() {} } }).then((s) => (s.end(), true), () => false);
@@ -70,7 +72,6 @@ export async function startPgbouncer(server: string): Promise<Pooler> {
       return url.toString();
     },
     stop: async () => {
-      process.off("exit", killOnExit);
       proc.kill();
       await proc.exited;
       rmSync(dir, { recursive: true, force: true });
