@@ -167,6 +167,20 @@ const settle = <T>(fn: () => T): Promise<T> => {
   }
 };
 
+const POOLER_SYMPTOM = /prepared statement "[^"]*" (already exists|does not exist)/;
+
+/**
+ * With prepared statements on, these errors mean a transaction-pooling pooler between the
+ * gateway and the database: the message says what to set, wherever it ends up (CLI, log).
+ */
+const explainPoolerFailure = <T>(work: Promise<T>): Promise<T> =>
+  work.catch((error: unknown) => {
+    if (error instanceof Error && POOLER_SYMPTOM.test(error.message)) {
+      error.message += " (a transaction-pooling pooler such as PgBouncer or Supavisor? set DATABASE_PREPARED_STATEMENTS=off)";
+    }
+    throw error;
+  });
+
 function openPostgres(url: string, options: DatabaseOptions): Database {
   const client = new SQL(url, {
     max: options.poolSize ?? 10, bigint: true, connectionTimeout: 5, idleTimeout: 30, prepare: options.preparedStatements ?? true,
@@ -182,10 +196,11 @@ function openPostgres(url: string, options: DatabaseOptions): Database {
     return cached;
   };
   const answerWith = (conn: SQL) => (q: Query) => conn.unsafe(toPg(q.text), q.params as unknown[]) as Promise<Row[]>;
+  const explain = options.preparedStatements === false ? <T>(work: Promise<T>) => work : explainPoolerFailure;
   return {
     dialect: "postgres",
-    run: (work) => driveAsync(work, answerWith(client)),
-    transaction: (work) => client.begin((tx) => driveAsync(work, answerWith(tx))) as Promise<never>,
+    run: (work) => explain(driveAsync(work, answerWith(client))),
+    transaction: (work) => explain(client.begin((tx) => driveAsync(work, answerWith(tx))) as Promise<never>),
     close: () => client.close(),
   };
 }

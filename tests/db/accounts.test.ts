@@ -2,11 +2,11 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { nanos } from "../../src/core/money.ts";
 import type { FreeCreditOffer, NewKey } from "../../src/core/store.ts";
 import type { Store } from "../../src/core/ports.ts";
-import { openDatabase, type Database } from "../../src/db/database.ts";
+import type { Database } from "../../src/db/database.ts";
 import { migrate } from "../../src/db/migrate.ts";
 import { first, int } from "../../src/db/sql.ts";
 import { createStore } from "../../src/db/store/index.ts";
-import { createTestDatabase, describeEachDialect, type TestDatabase } from "../support/databases.ts";
+import { createTestDatabase, describeEachDialect, openTestDatabase, type TestDatabase } from "../support/databases.ts";
 import { insertUsageLog } from "../support/usage-logs.ts";
 
 const DAY = 24 * 60 * 60 * 1000;
@@ -24,7 +24,7 @@ describeEachDialect("the account store", (dialect) => {
 
   beforeAll(async () => {
     testDb = await createTestDatabase(dialect);
-    db = openDatabase(testDb.url);
+    db = openTestDatabase(testDb.url);
     await migrate(db);
     store = createStore(db);
   });

@@ -2,12 +2,12 @@ import { afterAll, beforeAll, expect, test } from "bun:test";
 import { FALLBACK_CATALOG } from "../../src/core/catalog.ts";
 import { nanos } from "../../src/core/money.ts";
 import type { Store } from "../../src/core/ports.ts";
-import { openDatabase, type Database } from "../../src/db/database.ts";
+import type { Database } from "../../src/db/database.ts";
 import { migrate } from "../../src/db/migrate.ts";
 import { MIGRATIONS } from "../../src/db/migrations.gen.ts";
 import { exec } from "../../src/db/sql.ts";
 import { createStore } from "../../src/db/store/index.ts";
-import { createTestDatabase, describeEachDialect, type TestDatabase } from "../support/databases.ts";
+import { createTestDatabase, describeEachDialect, openTestDatabase, type TestDatabase } from "../support/databases.ts";
 
 describeEachDialect("migrations and the model store", (dialect) => {
   let testDb: TestDatabase;
@@ -17,7 +17,7 @@ describeEachDialect("migrations and the model store", (dialect) => {
 
   beforeAll(async () => {
     testDb = await createTestDatabase(dialect);
-    db = openDatabase(testDb.url);
+    db = openTestDatabase(testDb.url);
     firstRun = await migrate(db);
     store = createStore(db);
   });

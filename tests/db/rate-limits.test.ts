@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import type { Store } from "../../src/core/ports.ts";
-import { openDatabase, type Database } from "../../src/db/database.ts";
+import type { Database } from "../../src/db/database.ts";
 import { migrate } from "../../src/db/migrate.ts";
 import { createStore } from "../../src/db/store/index.ts";
-import { createTestDatabase, describeEachDialect, type TestDatabase } from "../support/databases.ts";
+import { createTestDatabase, describeEachDialect, openTestDatabase, type TestDatabase } from "../support/databases.ts";
 
 const NOW = Date.UTC(2026, 5, 1, 12);
 const MINUTE = 60_000;
@@ -15,7 +15,7 @@ describeEachDialect("the rate-limit store", (dialect) => {
 
   beforeAll(async () => {
     testDb = await createTestDatabase(dialect);
-    db = openDatabase(testDb.url);
+    db = openTestDatabase(testDb.url);
     await migrate(db);
     store = createStore(db);
   });

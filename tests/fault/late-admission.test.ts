@@ -4,7 +4,7 @@ import { afterAll, beforeAll, expect, test } from "bun:test";
 import { loadConfig } from "../../src/config.ts";
 import { parseUsd, type Nanos } from "../../src/core/money.ts";
 import type { Store } from "../../src/core/ports.ts";
-import { openDatabase, type Database } from "../../src/db/database.ts";
+import type { Database } from "../../src/db/database.ts";
 import { migrate } from "../../src/db/migrate.ts";
 import { createStore } from "../../src/db/store/index.ts";
 import { startServer, type RunningServer } from "../../src/server/app.ts";
@@ -12,7 +12,7 @@ import { silentLogger } from "../../src/server/log.ts";
 import { fundedKey } from "../support/accounts.ts";
 import { expectBooksClosed, usageOutcomes } from "../support/books.ts";
 import { chatErrorShape, hello, postChat } from "../support/chat.ts";
-import { createTestDatabase, describeOnPostgres, type TestDatabase } from "../support/databases.ts";
+import { createTestDatabase, describeOnPostgres, openTestDatabase, type TestDatabase } from "../support/databases.ts";
 import { providerEnv, startFakeUpstream } from "../support/fake-upstream.ts";
 import { readJson } from "../support/http.ts";
 import { waitFor } from "../support/wait.ts";
@@ -30,7 +30,7 @@ describeOnPostgres("a reservation taken after its request's deadline", () => {
   beforeAll(async () => {
     testDb = await createTestDatabase("postgres");
     const config = loadConfig({ PORT: "0", HOST: "127.0.0.1", DATABASE_URL: testDb.url, DATABASE_TIMEOUT_MS: String(DEADLINE_MS), ...providerEnv(fake) });
-    db = openDatabase(config.databaseUrl);
+    db = openTestDatabase(config.databaseUrl);
     await migrate(db);
     store = createStore(db);
     // The database answers the admission only after the request's deadline has passed.

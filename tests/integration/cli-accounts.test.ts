@@ -2,10 +2,10 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { openDatabase, type Database } from "../../src/db/database.ts";
+import type { Database } from "../../src/db/database.ts";
 import { createStore } from "../../src/db/store/index.ts";
 import { runGateway, spawnServe, type ServeProcess } from "../support/binary.ts";
-import { createTestDatabase, describeEachDialect, type TestDatabase } from "../support/databases.ts";
+import { createTestDatabase, describeEachDialect, openTestDatabase, type TestDatabase } from "../support/databases.ts";
 import { readJson } from "../support/http.ts";
 import { logInUser, request, signUpUser, uniqueEmail } from "../support/session.ts";
 import { insertUsageLog } from "../support/usage-logs.ts";
@@ -35,7 +35,7 @@ describeEachDialect("the admin CLI, beside a running server on the same database
   beforeAll(async () => {
     testDb = await createTestDatabase(dialect);
     server = await spawnServe({ DATABASE_URL: testDb.url });
-    db = openDatabase(testDb.url);
+    db = openTestDatabase(testDb.url);
   });
   afterAll(async () => {
     await server.stop();

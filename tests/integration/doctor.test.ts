@@ -3,10 +3,9 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { existsSync, mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { openDatabase } from "../../src/db/database.ts";
 import { exec } from "../../src/db/sql.ts";
 import { runGateway } from "../support/binary.ts";
-import { createTestDatabase, describeEachDialect, type TestDatabase } from "../support/databases.ts";
+import { createTestDatabase, describeEachDialect, openTestDatabase, type TestDatabase } from "../support/databases.ts";
 import { startDoctorFakes } from "../support/doctor-fakes.ts";
 import { startFakeSmtp, type FakeSmtp } from "../support/fake-smtp.ts";
 
@@ -130,7 +129,7 @@ describeEachDialect("gateway doctor", (dialect) => {
   });
 
   test("pending migrations are a warning; migrations from a newer gateway are a failure", async () => {
-    const db = openDatabase(testDb.url);
+    const db = openTestDatabase(testDb.url);
     try {
       await db.run(exec("DELETE FROM gateway_migrations WHERE tag = '0001_seed_models'"));
       const pending = await doctor({ DATABASE_URL: testDb.url }, "--offline");

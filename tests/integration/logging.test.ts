@@ -1,11 +1,11 @@
 // The request log of the real binary, read from its stderr: one JSON line per request, and
 // never a key, password, cookie or prompt in any line.
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { openDatabase, type Database } from "../../src/db/database.ts";
+import type { Database } from "../../src/db/database.ts";
 import { createStore } from "../../src/db/store/index.ts";
 import { spawnServe, type ServeProcess } from "../support/binary.ts";
 import { hello, postChat } from "../support/chat.ts";
-import { createTestDatabase, describeEachDialect, type TestDatabase } from "../support/databases.ts";
+import { createTestDatabase, describeEachDialect, openTestDatabase, type TestDatabase } from "../support/databases.ts";
 import { ask, postEstimator } from "../support/estimator.ts";
 import { providerEnv, startFakeUpstream } from "../support/fake-upstream.ts";
 import { readJson } from "../support/http.ts";
@@ -49,7 +49,7 @@ describeEachDialect("request logs of gateway serve", (dialect) => {
   beforeAll(async () => {
     testDb = await createTestDatabase(dialect);
     server = await spawnServe({ DATABASE_URL: testDb.url, ...providerEnv(fake) });
-    db = openDatabase(testDb.url);
+    db = openTestDatabase(testDb.url);
     user = await signUpUser(server.url);
     await verifyEmail(createStore(db), user.email); // the free credits come with the verified e-mail
     secrets.push(user.cookie.slice(user.cookie.indexOf("=") + 1));

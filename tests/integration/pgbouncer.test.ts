@@ -5,11 +5,12 @@ import { fundedKey } from "../support/accounts.ts";
 import { runGateway, spawnServe, type ServeProcess } from "../support/binary.ts";
 import { expectBooksClosed, openBooks, type Books } from "../support/books.ts";
 import { hello, postChat } from "../support/chat.ts";
+import { openDatabase } from "../../src/db/database.ts";
+import { rows } from "../../src/db/sql.ts";
 import { createTestDatabase, dialectsUnderTest, type TestDatabase } from "../support/databases.ts";
 import { providerEnv, startFakeUpstream } from "../support/fake-upstream.ts";
 import { pgbouncerInstalled, startPgbouncer, type Pooler } from "../support/pgbouncer.ts";
-import { signUpUser } from "../support/session.ts";
-import { uniqueEmail } from "../support/session.ts";
+import { signUpUser, uniqueEmail } from "../support/session.ts";
 
 const runs = dialectsUnderTest().includes("postgres") && pgbouncerInstalled();
 if (dialectsUnderTest().includes("postgres") && !pgbouncerInstalled()) {
@@ -27,10 +28,10 @@ if (dialectsUnderTest().includes("postgres") && !pgbouncerInstalled()) {
 
   beforeAll(async () => {
     testDb = await createTestDatabase("postgres");
-    pooler = await startPgbouncer(testDb.url);
-    pooled = pooler.through(testDb.url);
+    pooler = await startPgbouncer(testDb.direct); // its own, even when the run has one (TEST_DATABASE_POOLER)
+    pooled = pooler.through(testDb.direct);
     gateway = await spawnServe({ ...env(), ...providerEnv(fake), SWEEP_INTERVAL_MS: "100", ALERT_INTERVAL_MS: "50", MAX_CONCURRENT_REQUESTS: "50" });
-    books = openBooks(testDb.url); // the audit reads the database directly
+    books = openBooks(testDb.direct); // the audit reads the database directly
   });
   afterAll(async () => {
     await gateway?.stop();
@@ -86,5 +87,53 @@ if (dialectsUnderTest().includes("postgres") && !pgbouncerInstalled()) {
   test("the sweeper and the outbox run without a statement error", async () => {
     await Bun.sleep(500); // five sweeps and ten outbox rounds
     expect(gateway.logs.filter((line) => /prepared statement|round failed|sweep.*failed|"level":"error"/.test(line))).toEqual([]);
+  });
+
+  // The other side: the setting is what makes the tests above pass. PgBouncer hands a released
+  // server connection to the next client (last in, first out), where the statement names the
+  // previous client prepared are still taken. A second pooler of the test's own, which the
+  // server's sweeper and outbox do not use, keeps that order undisturbed.
+  describe("with prepared statements on", () => {
+    let quiet: Pooler;
+    let quietUrl: string;
+    const poolerFailure = /prepared statement "\w+" (already exists|does not exist).*set DATABASE_PREPARED_STATEMENTS=off/;
+    beforeAll(async () => {
+      quiet = await startPgbouncer(testDb.direct);
+      quietUrl = quiet.through(testDb.direct);
+    });
+    afterAll(async () => {
+      await quiet?.stop();
+    });
+
+    test("a second client through it fails, and with them off it does not", async () => {
+      const attempt = async (preparedStatements: boolean): Promise<string[]> => {
+        const clients = [0, 1].map(() => openDatabase(quietUrl, { preparedStatements, poolSize: 1 }));
+        const failures: string[] = [];
+        try {
+          for (let round = 0; round < 3; round++) {
+            for (const db of clients) {
+              await db.run(rows("SELECT ?::int AS n", round)).catch((error: Error) => failures.push(error.message));
+            }
+          }
+        } finally {
+          await Promise.all(clients.map((db) => db.close()));
+        }
+        return failures;
+      };
+      expect(await attempt(false)).toEqual([]);
+      const failures = await attempt(true);
+      expect(failures.length).toBeGreaterThan(0);
+      for (const message of failures) expect(message).toMatch(poolerFailure);
+    });
+
+    test("the CLI fails through it", async () => {
+      const runs = [];
+      for (let i = 0; i < 3; i++) {
+        runs.push(await runGateway(["users", "create", "--email", uniqueEmail("prepared")], { DATABASE_URL: quietUrl, DATABASE_PREPARED_STATEMENTS: "on" }));
+      }
+      const failed = runs.filter((run) => run.code !== 0);
+      expect(failed.length).toBeGreaterThan(0);
+      for (const run of failed) expect(run.stderr).toMatch(poolerFailure);
+    });
   });
 });

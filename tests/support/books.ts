@@ -3,9 +3,10 @@
 import { expect } from "bun:test";
 import type { AccountAudit } from "../../src/core/store.ts";
 import type { Store } from "../../src/core/ports.ts";
-import { openDatabase, type Database } from "../../src/db/database.ts";
+import type { Database } from "../../src/db/database.ts";
 import { rows } from "../../src/db/sql.ts";
 import { createStore } from "../../src/db/store/index.ts";
+import { openTestDatabase } from "./databases.ts";
 
 export interface Books {
   db: Database;
@@ -15,7 +16,7 @@ export interface Books {
 
 /** A store of the test's own on a database that gateway processes use. */
 export function openBooks(url: string): Books {
-  const db = openDatabase(url);
+  const db = openTestDatabase(url);
   return { db, store: createStore(db), close: () => db.close() };
 }
 

@@ -1,25 +1,49 @@
 // Gives each test file its own fresh database on every dialect under test: SQLite always,
 // Postgres when TEST_DATABASE_URL names a server (each file gets a new database on it).
+// TEST_DATABASE_POOLER=pgbouncer hands out those databases through one PgBouncer in
+// transaction mode (started on first use, stopped with the test process) and turns
+// DATABASE_PREPARED_STATEMENTS off for everything the tests start.
 import { SQL } from "bun";
 import { describe } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { openDatabase, type Database } from "../../src/db/database.ts";
 import type { Dialect } from "../../src/db/migration-files.ts";
+import { pgbouncerInstalled, startPgbouncer, type Pooler } from "./pgbouncer.ts";
 
 const pgServer = process.env.TEST_DATABASE_URL;
 let announced = false;
 
+const poolerSetting = process.env.TEST_DATABASE_POOLER;
+if (poolerSetting !== undefined && poolerSetting !== "" && poolerSetting !== "pgbouncer") {
+  throw new Error(`TEST_DATABASE_POOLER must be pgbouncer or unset (got "${poolerSetting}")`);
+}
+const throughPooler = pgServer !== undefined && poolerSetting === "pgbouncer";
+if (throughPooler) {
+  if (!pgbouncerInstalled()) throw new Error("TEST_DATABASE_POOLER=pgbouncer, but pgbouncer is not installed (apt-get install pgbouncer)");
+  process.env.DATABASE_PREPARED_STATEMENTS = "off"; // read by the servers and CLIs the tests spawn
+}
+let pooler: Promise<Pooler> | undefined;
+
+/** The test's own handle on a test database, with the prepared-statement setting of the run. */
+export function openTestDatabase(url: string): Database {
+  return openDatabase(url, { preparedStatements: process.env.DATABASE_PREPARED_STATEMENTS !== "off" });
+}
+
 export interface TestDatabase {
   dialect: Dialect;
   url: string;
+  /** The same database not through the run's pooler (TEST_DATABASE_POOLER); otherwise `url`. */
+  direct: string;
   drop(): Promise<void>;
 }
 
 export async function createTestDatabase(dialect: Dialect): Promise<TestDatabase> {
   if (dialect === "sqlite") {
     const dir = mkdtempSync(join(tmpdir(), "gateway-test-"));
-    return { dialect, url: `sqlite:${join(dir, "gateway.db")}`, drop: async () => rmSync(dir, { recursive: true, force: true }) };
+    const url = `sqlite:${join(dir, "gateway.db")}`;
+    return { dialect, url, direct: url, drop: async () => rmSync(dir, { recursive: true, force: true }) };
   }
   if (!pgServer) throw new Error("TEST_DATABASE_URL is not set");
   const name = `gw_test_${process.pid}_${Math.random().toString(36).slice(2, 10)}`;
@@ -30,7 +54,8 @@ export async function createTestDatabase(dialect: Dialect): Promise<TestDatabase
   url.pathname = `/${name}`;
   return {
     dialect,
-    url: url.toString(),
+    url: throughPooler ? (await (pooler ??= startPgbouncer(pgServer))).through(url.toString()) : url.toString(),
+    direct: url.toString(),
     drop: async () => {
       const conn = new SQL(pgServer, { max: 1 });
       await conn.unsafe(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);

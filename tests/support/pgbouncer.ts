@@ -1,12 +1,16 @@
 // Debian's PgBouncer in transaction-pooling mode in front of the test PostgreSQL, as managed
 // Postgres offers hand out first: each transaction may run on another server connection.
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 
-const BINARY = "/usr/sbin/pgbouncer";
+const BINARY = Bun.which("pgbouncer") ?? "/usr/sbin/pgbouncer";
+// PgBouncer refuses to run as root: as root it is started as the `postgres` user (Debian's
+// PostgreSQL package creates it); as anyone else, as the user running the tests.
+const asRoot = process.getuid?.() === 0;
+const hasPostgresUser = (): boolean => Bun.spawnSync(["id", "-u", "postgres"], { stdout: "ignore", stderr: "ignore" }).exitCode === 0;
 
-export const pgbouncerInstalled = (): boolean => existsSync(BINARY) && process.getuid?.() === 0;
+export const pgbouncerInstalled = (): boolean => existsSync(BINARY) && Bun.which("setpriv") !== null && (!asRoot || hasPostgresUser());
 
 export interface Pooler {
   /** The database URL `direct` as reached through the pooler. */
@@ -21,7 +25,7 @@ function freePort(): number {
   return port;
 }
 
-/** Starts a PgBouncer of the test's own (run as `postgres`: it refuses root) in front of `server`. */
+/** Starts a PgBouncer of the test's own in front of `server`, on a free port with its files in a temp dir. */
 export async function startPgbouncer(server: string): Promise<Pooler> {
   const upstream = new URL(server);
   const dir = mkdtempSync(join(tmpdir(), "gateway-pgbouncer-"));
@@ -42,12 +46,23 @@ export async function startPgbouncer(server: string): Promise<Pooler> {
     `logfile = ${join(dir, "pgbouncer.log")}`,
     "",
   ].join("\n"));
-  await Bun.spawn(["chown", "-R", "postgres:postgres", dir]).exited;
-  const proc = Bun.spawn(["runuser", "-u", "postgres", "--", BINARY, join(dir, "pgbouncer.ini")], { stdout: "ignore", stderr: "pipe" });
-  for (let i = 0; i < 100; i++) {
-    const ready = await Bun.connect({ hostname: "127.0.0.1", port, socket: { data() {} } }).then((s) => (s.end(), true), () => false);
-    if (ready) break;
-    await Bun.sleep(50);
+  if (asRoot) await Bun.spawn(["chown", "-R", "postgres:postgres", dir]).exited;
+  // setpriv execs PgBouncer in its own place (as postgres under root) with a parent-death
+  // signal: a test process that ends without stopping it, or is killed, leaves no pooler behind.
+  const proc = Bun.spawn([
+    "setpriv", ...(asRoot ? ["--reuid", "postgres", "--regid", "postgres", "--init-groups"] : []), "--pdeathsig", "TERM", "--",
+    BINARY, "-q", join(dir, "pgbouncer.ini"),
+  ], { stdout: "ignore", stderr: "ignore" });
+  let ready = false;
+  for (let i = 0; i < 100 && !ready && proc.exitCode === null; i++) {
+    ready = await Bun.connect({ hostname: "127.0.0.1", port, socket: { data() {} } }).then((s) => (s.end(), true), () => false);
+    if (!ready) await Bun.sleep(50);
+  }
+  if (!ready) {
+    proc.kill();
+    const log = existsSync(join(dir, "pgbouncer.log")) ? readFileSync(join(dir, "pgbouncer.log"), "utf8") : "(no log)";
+    rmSync(dir, { recursive: true, force: true });
+    throw new Error(`pgbouncer did not start on port ${port}:\n${log}`);
   }
   return {
     through: (direct) => {

@@ -35,8 +35,12 @@ export async function startGateway(
 ): Promise<TestGateway> {
   const testDb = shared ?? (await createTestDatabase(dialect));
   // Test files sign many users up from 127.0.0.1; the per-IP sign-up limit is tested where it is set back.
-  const config = loadConfig({ PORT: "0", HOST: "127.0.0.1", DATABASE_URL: testDb.url, AUTH_PER_IP_PER_HOUR: "100000", ...env });
-  const db = openDatabase(config.databaseUrl);
+  const config = loadConfig({
+    PORT: "0", HOST: "127.0.0.1", DATABASE_URL: testDb.url, AUTH_PER_IP_PER_HOUR: "100000",
+    ...(process.env.DATABASE_PREPARED_STATEMENTS ? { DATABASE_PREPARED_STATEMENTS: process.env.DATABASE_PREPARED_STATEMENTS } : {}),
+    ...env,
+  });
+  const db = openDatabase(config.databaseUrl, { preparedStatements: config.databasePreparedStatements });
   await migrate(db);
   const store = createStore(db);
   const server = startServer({ config, store, log, now: Date.now, ...extra });

@@ -1,10 +1,10 @@
 import { afterAll, beforeAll } from "bun:test";
 import type { Store } from "../../src/core/ports.ts";
-import { openDatabase, type Database } from "../../src/db/database.ts";
+import type { Database } from "../../src/db/database.ts";
 import type { Dialect } from "../../src/db/migration-files.ts";
 import { migrate } from "../../src/db/migrate.ts";
 import { createStore } from "../../src/db/store/index.ts";
-import { createTestDatabase, type TestDatabase } from "./databases.ts";
+import { createTestDatabase, openTestDatabase, type TestDatabase } from "./databases.ts";
 
 export interface TestStore {
   db: Database;
@@ -17,7 +17,7 @@ export function useStore(dialect: Dialect): () => TestStore {
   let opened: TestStore | undefined;
   beforeAll(async () => {
     testDb = await createTestDatabase(dialect);
-    const db = openDatabase(testDb.url);
+    const db = openTestDatabase(testDb.url);
     await migrate(db);
     opened = { db, store: createStore(db) };
   });
