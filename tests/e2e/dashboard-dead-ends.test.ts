@@ -95,6 +95,24 @@ describeInBrowser("the dashboard's dead ends, opened up", () => {
     await screenshot(page, "usage-page-past-the-end");
   });
 
+  test("without Stripe the packs are shown as unavailable, with no Buy button and no promise of a checkout", async () => {
+    await goTo("/dashboard/topup");
+    expect(await page.getByRole("button", { name: /^Buy/ }).count()).toBe(0);
+    expect(await page.getByText("You pay on Stripe's secure checkout page").count()).toBe(0);
+    await page.getByText("Credit packs cannot be bought here at the moment").waitFor();
+    expect(await page.locator(".pack").count()).toBe(4);
+    expect(await page.getByText("Unavailable").count()).toBe(4);
+    await screenshot(page, "topup-unavailable");
+  });
+
+  test("back from Stripe, the page says the payment is being confirmed rather than that it went through", async () => {
+    await goTo("/dashboard/topup?checkout=success&session_id=cs_test_unknown");
+    expect(await page.getByText("Your payment went through").count()).toBe(0);
+    await page.getByText("Stripe is confirming your payment").waitFor();
+    expect(await page.getByText(/Current balance/).textContent()).toMatch(/^Current balance: \$\d/);
+    await screenshot(page, "topup-returned");
+  });
+
   test("no page raised a script error or broke the Content-Security-Policy", () => {
     expect(tab.errors).toEqual([]);
   });
