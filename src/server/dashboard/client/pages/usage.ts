@@ -3,16 +3,24 @@ import { h } from "../dom.ts";
 import { basePath, pageUrl } from "../env.ts";
 import { count, dateTime, usd } from "../format.ts";
 import type { ModelSpend, UsageEntryView, UsagePage } from "../wire.ts";
+import { fitTable } from "../table-fit.ts";
 import { modelSpendChart } from "./model-spend-chart.ts";
 import { currentFilters, filterForm } from "./usage-filters.ts";
 
 const COLUMNS = ["Time", "Model", "Key", "Prompt tokens", "Cached", "Completion tokens", "Cost", "Saved by caching", "Latency", "Status"];
 const NUMERIC = new Set(["Prompt tokens", "Cached", "Completion tokens", "Cost", "Saved by caching", "Latency"]);
 
+/** A moment as its day and its time of day, each kept whole, so that a narrow column breaks between them only. */
+function moment(iso: string): HTMLElement {
+  const text = dateTime(iso);
+  const cut = text.lastIndexOf(", ");
+  return h("time", { datetime: iso }, h("span", { class: "nowrap" }, text.slice(0, cut + 1)), " ", h("span", { class: "nowrap" }, text.slice(cut + 2)));
+}
+
 const row = (entry: UsageEntryView) =>
   h("tr", {},
-    h("td", {}, h("time", { datetime: entry.createdAt }, dateTime(entry.createdAt))),
-    h("td", {}, entry.model),
+    h("td", {}, moment(entry.createdAt)),
+    h("td", { class: "nowrap" }, entry.model),
     h("td", {}, entry.keyName ?? "—"),
     h("td", { class: "num" }, count(entry.promptTokens)),
     h("td", { class: "num" }, count(entry.cachedTokens)),
@@ -47,13 +55,14 @@ function emptyState(filters: Record<string, string>, page: number | null, refusa
   return h("p", { class: "muted" }, Object.keys(filters).length > 0 ? "No requests match these filters." : "No requests yet. Requests made with your API keys appear here.");
 }
 
-const table = (usage: UsageEntryView[]) =>
-  h("div", { class: "table-scroll", tabindex: "0", role: "region", "aria-labelledby": "usage-caption" },
-    h("table", { class: "usage" },
-      h("caption", { id: "usage-caption" }, "Latest requests, newest first"),
-      h("thead", {}, h("tr", {}, COLUMNS.map((c) => h("th", { scope: "col", class: NUMERIC.has(c) ? "num" : undefined }, c)))),
-      h("tbody", {}, usage.map(row)),
-    ));
+function table(usage: UsageEntryView[]): HTMLElement {
+  const element = h("table", { class: "usage" },
+    h("caption", { id: "usage-caption" }, "Latest requests, newest first"),
+    h("thead", {}, h("tr", {}, COLUMNS.map((c) => h("th", { scope: "col", class: NUMERIC.has(c) ? "num" : undefined }, c)))),
+    h("tbody", {}, usage.map(row)),
+  );
+  return fitTable(h("div", { class: "table-scroll", tabindex: "0", role: "region", "aria-labelledby": "usage-caption" }, element), element);
+}
 
 /**
  * Spend per model over 30 days, then the latest requests page by page (`?page=N`), narrowed by
