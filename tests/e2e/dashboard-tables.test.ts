@@ -45,6 +45,40 @@ const layoutProblems = (page: Page) => page.evaluate(() => {
   return problems;
 });
 
+/**
+ * Money shown against the dashboard's one rule: no figure with more than 6 decimals, none left
+ * as "10.000000000 USD", a rounded figure carries its exact amount as a title, and in a table's
+ * money column the decimal points line up (measured on the "." itself).
+ */
+const moneyProblems = (page: Page) => page.evaluate(() => {
+  const problems: string[] = [];
+  const text = document.querySelector("main")?.innerText ?? "";
+  for (const match of text.matchAll(/\$[\d,]+\.\d{7,}|\d+\.\d+ USD/g)) problems.push(`money not to the rule: ${match[0]}`);
+  for (const money of document.querySelectorAll("main .money")) {
+    const digits = (money.textContent ?? "").replace(/[^\d.]/g, "");
+    const title = (money.getAttribute("title") ?? money.textContent ?? "").replace(/[^\d.]/g, "");
+    const under = money.textContent?.startsWith("<") === true;
+    const off = under ? !(Number(title) > 0 && Number(title) < Number(digits)) : Math.abs(Number(digits) - Number(title)) > 0.005;
+    if (off) problems.push(`a title that is not the figure: ${money.textContent} / ${title}`);
+  }
+  const point = (cell: Element): number | null => {
+    const node = [...(cell.querySelector(".money")?.childNodes ?? [])].find((n) => n.nodeType === Node.TEXT_NODE && n.textContent!.includes("."));
+    if (!node) return null;
+    const range = document.createRange();
+    range.setStart(node, node.textContent!.indexOf("."));
+    range.setEnd(node, node.textContent!.indexOf(".") + 1);
+    return range.getBoundingClientRect().left;
+  };
+  for (const table of document.querySelectorAll("main table:not(.stacked)")) {
+    const columns = table.querySelector("tbody tr")?.children.length ?? 0;
+    for (let i = 0; i < columns; i++) {
+      const points = [...table.querySelectorAll(`tbody tr > :nth-child(${i + 1})`)].map(point).filter((x) => x !== null);
+      if (points.length > 1 && Math.max(...points) - Math.min(...points) > 1) problems.push(`decimal points not lined up in column ${i + 1} of "${table.querySelector("caption")?.textContent}"`);
+    }
+  }
+  return problems;
+});
+
 describeInBrowser("the dashboard's tables on a phone and a desktop", () => {
   let upstream: FakeUpstream;
   let stripe: FakeStripe;
@@ -68,6 +102,8 @@ describeInBrowser("the dashboard's tables on a phone and a desktop", () => {
     upstream.behave({ status: 500 });
     await postChat(gateway.url, key, hello());
     upstream.behave({});
+    // An operator's grant: the audit log's text names its amount ("grant of 10.000000000 USD").
+    expect((await operator.send("POST", `/admin/accounts/${encodeURIComponent(customer.email)}/credits`, { usd: "10", note: "goodwill" })).status).toBe(200);
     const { sessionId } = await readJson(await customer.send("POST", "/checkout", { packId: "builder" }));
     expect((await deliver(gateway.url, stripeEvent("checkout.session.completed", paidSession(stripe.sessions.get(sessionId)!)))).status).toBe(200);
   });
@@ -92,7 +128,7 @@ describeInBrowser("the dashboard's tables on a phone and a desktop", () => {
   ];
 
   for (const size of SIZES) {
-    test.each(PAGES)(`at ${size.width} px: nothing overflows and money and status stay in view (%s)`, async (label, path, as) => {
+    test.each(PAGES)(`at ${size.width} px: nothing overflows, money and status stay in view, money reads one way (%s)`, async (label, path, as) => {
       const tab = await openTab(browser, size);
       tabs.push(tab);
       const [name, value] = as().cookie.split("=") as [string, string];
@@ -109,6 +145,7 @@ describeInBrowser("the dashboard's tables on a phone and a desktop", () => {
       // The page's main table on its own, at full size, for a closer look.
       await page.locator("main .table-scroll").last().screenshot({ path: join(ARTIFACTS, `tables-${size.name}-${label}-table.png`) });
       expect({ page: label, problems: await layoutProblems(page) }).toEqual({ page: label, problems: [] });
+      expect({ page: label, money: await moneyProblems(page) }).toEqual({ page: label, money: [] });
     });
   }
 

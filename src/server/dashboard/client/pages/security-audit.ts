@@ -1,6 +1,6 @@
 import { call } from "../api.ts";
 import { h } from "../dom.ts";
-import { dateTime } from "../format.ts";
+import { dateTime, moneyInText } from "../format.ts";
 import { fitTable } from "../table-fit.ts";
 import type { AuditPageView } from "../wire.ts";
 
@@ -19,7 +19,7 @@ export async function renderAuditLog(root: HTMLElement, page: number): Promise<v
     h("td", {}, dateTime(e.at)),
     h("td", {}, EVENT_NAMES[e.type] ?? e.type),
     h("td", {}, e.ip ?? "—"),
-    h("td", { class: "detail" }, e.detail ?? ""),
+    h("td", { class: "detail" }, moneyInText(e.detail ?? "")),
   ));
   const pager = h("div", { class: "pager" },
     page > 1 ? h("button", { type: "button", class: "button secondary", onClick: () => void renderAuditLog(root, page - 1) }, "Newer events") : null,

@@ -1,7 +1,7 @@
 import { ApiError, call } from "../api.ts";
 import { h } from "../dom.ts";
 import { basePath, pageUrl } from "../env.ts";
-import { count, dateTime, usd } from "../format.ts";
+import { costColumn, count, dateTime } from "../format.ts";
 import type { ModelSpend, UsageEntryView, UsagePage } from "../wire.ts";
 import { fitTable } from "../table-fit.ts";
 import { modelSpendChart } from "./model-spend-chart.ts";
@@ -17,7 +17,7 @@ function moment(iso: string): HTMLElement {
   return h("time", { datetime: iso }, h("span", { class: "nowrap" }, text.slice(0, cut + 1)), " ", h("span", { class: "nowrap" }, text.slice(cut + 2)));
 }
 
-const row = (entry: UsageEntryView) =>
+const row = (entry: UsageEntryView, cost: HTMLElement, saved: HTMLElement) =>
   h("tr", {},
     h("td", {}, moment(entry.createdAt)),
     h("td", { class: "nowrap" }, entry.model),
@@ -25,8 +25,8 @@ const row = (entry: UsageEntryView) =>
     h("td", { class: "num" }, count(entry.promptTokens)),
     h("td", { class: "num" }, count(entry.cachedTokens)),
     h("td", { class: "num" }, count(entry.completionTokens)),
-    h("td", { class: "num" }, usd(entry.costUsd)),
-    h("td", { class: "num" }, entry.cachedTokens === 0 ? "—" : usd(entry.savedUsd)),
+    h("td", { class: "num" }, cost),
+    h("td", { class: "num" }, entry.cachedTokens === 0 ? "—" : saved),
     h("td", { class: "num" }, `${count(entry.latencyMs)} ms`),
     h("td", {},
       h("span", { class: `badge ${entry.status}` }, entry.status === "success" ? "Success" : "Error"),
@@ -56,10 +56,12 @@ function emptyState(filters: Record<string, string>, page: number | null, refusa
 }
 
 function table(usage: UsageEntryView[]): HTMLElement {
+  const costs = costColumn(usage.map((e) => e.costUsd));
+  const savings = costColumn(usage.map((e) => (e.cachedTokens === 0 ? "0" : e.savedUsd)));
   const element = h("table", { class: "usage" },
     h("caption", { id: "usage-caption" }, "Latest requests, newest first"),
     h("thead", {}, h("tr", {}, COLUMNS.map((c) => h("th", { scope: "col", class: NUMERIC.has(c) ? "num" : undefined }, c)))),
-    h("tbody", {}, usage.map(row)),
+    h("tbody", {}, usage.map((entry, i) => row(entry, costs[i]!, savings[i]!))),
   );
   return fitTable(h("div", { class: "table-scroll", tabindex: "0", role: "region", "aria-labelledby": "usage-caption" }, element), element);
 }
