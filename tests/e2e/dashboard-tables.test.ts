@@ -86,12 +86,14 @@ describeInBrowser("the dashboard's tables on a phone and a desktop", () => {
   let browser: Browser;
   let operator: SignedIn;
   let customer: SignedIn;
+  let receiver: ReturnType<typeof Bun.serve>;
   const tabs: Tab[] = [];
 
   beforeAll(async () => {
     upstream = startFakeUpstream();
     stripe = startFakeStripe();
-    gateway = await startGateway("sqlite", { ...providerEnv(upstream), ...stripeEnv(stripe) });
+    gateway = await startGateway("sqlite", { ...providerEnv(upstream), ...stripeEnv(stripe), WEBHOOK_ALLOW_PRIVATE: "1" });
+    receiver = Bun.serve({ port: 0, hostname: "127.0.0.1", fetch: () => new Response("ok") });
     browser = await launchChromium();
     operator = await signInOperator(gateway.url, gateway.store);
     // A customer with a row in every table: a key, requests (one failed), a paid purchase.
@@ -102,7 +104,9 @@ describeInBrowser("the dashboard's tables on a phone and a desktop", () => {
     upstream.behave({ status: 500 });
     await postChat(gateway.url, key, hello());
     upstream.behave({});
-    // An operator's grant: the audit log's text names its amount ("grant of 10.000000000 USD").
+    // A webhook endpoint, so that Settings lists deliveries.
+    expect((await customer.send("PUT", "/settings/webhook", { url: `http://127.0.0.1:${receiver.port}/hook` })).status).toBe(200);
+    // An operator's grant (a webhook event too): the audit log's text names its amount ("grant of 10.000000000 USD").
     expect((await operator.send("POST", `/admin/accounts/${encodeURIComponent(customer.email)}/credits`, { usd: "10", note: "goodwill" })).status).toBe(200);
     const { sessionId } = await readJson(await customer.send("POST", "/checkout", { packId: "builder" }));
     expect((await deliver(gateway.url, stripeEvent("checkout.session.completed", paidSession(stripe.sessions.get(sessionId)!)))).status).toBe(200);
@@ -112,6 +116,7 @@ describeInBrowser("the dashboard's tables on a phone and a desktop", () => {
     await gateway?.stop();
     await stripe?.stop();
     await upstream?.stop();
+    receiver?.stop(true);
   });
 
   const PAGES: [string, string, () => SignedIn][] = [
@@ -120,6 +125,7 @@ describeInBrowser("the dashboard's tables on a phone and a desktop", () => {
     ["models", "/dashboard/models", () => customer],
     ["purchases", "/dashboard/purchases", () => customer],
     ["security", "/dashboard/security", () => customer],
+    ["settings", "/dashboard/settings", () => customer],
     ["console", "/dashboard/admin", () => operator],
     ["console-accounts", "/dashboard/admin/accounts", () => operator],
     ["console-account", "/dashboard/admin/accounts?email=", () => operator],
