@@ -4,7 +4,7 @@ import { afterAll, beforeAll, expect, setDefaultTimeout, test } from "bun:test";
 import type { Browser, Page } from "playwright-core";
 import { nanos } from "../../src/core/money.ts";
 import { postChat, hello } from "../support/chat.ts";
-import { startFakeStripe, stripeEnv, PRICES, type FakeStripe } from "../support/fake-stripe.ts";
+import { deliver, paidSession, startFakeStripe, stripeEnv, stripeEvent, PRICES, type FakeStripe } from "../support/fake-stripe.ts";
 import { providerEnv, startFakeUpstream, type FakeUpstream } from "../support/fake-upstream.ts";
 import { startFakeSmtp, type FakeSmtp } from "../support/fake-smtp.ts";
 import { verifyByMail } from "../support/mail.ts";
@@ -415,6 +415,11 @@ describeInBrowser("the dashboard, end to end", () => {
     expect(await page.getByText("went through").count()).toBe(0);
     expect(page.url()).toBe(url("/dashboard/topup"));
     await screenshot(page, "topup-success");
+    // Once Stripe's webhook has credited it, the same return says so.
+    expect((await deliver(gateway.url, stripeEvent("checkout.session.completed", paidSession(session!)))).status).toBe(200);
+    await goTo(`/dashboard/topup?checkout=success&session_id=${session!.id as string}`);
+    await page.getByText("Payment received: $30.00 in credits were added to your balance.").waitFor();
+    await screenshot(page, "topup-paid");
     await goTo("/dashboard/topup?checkout=cancelled");
     await page.getByText("Checkout cancelled. You were not charged.").waitFor();
     await screenshot(page, "topup-cancelled");
