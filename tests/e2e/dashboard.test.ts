@@ -4,7 +4,7 @@ import { afterAll, beforeAll, expect, setDefaultTimeout, test } from "bun:test";
 import type { Browser, Page } from "playwright-core";
 import { nanos } from "../../src/core/money.ts";
 import { postChat, hello } from "../support/chat.ts";
-import { startFakeStripe, stripeEnv, PRICES, type FakeStripe } from "../support/fake-stripe.ts";
+import { deliver, paidSession, startFakeStripe, stripeEnv, stripeEvent, PRICES, type FakeStripe } from "../support/fake-stripe.ts";
 import { providerEnv, startFakeUpstream, type FakeUpstream } from "../support/fake-upstream.ts";
 import { startFakeSmtp, type FakeSmtp } from "../support/fake-smtp.ts";
 import { verifyByMail } from "../support/mail.ts";
@@ -19,6 +19,8 @@ setDefaultTimeout(30_000);
 // $0.10 and $0.40 per million: 11 × 0.10 + 7 × 0.40 = 3.9 millionths of a dollar.
 const MODEL = "gpt-4.1-nano";
 const REQUEST_COST = "$0.0000039";
+// A request's cost reads to at most 6 decimals, a total to the cent; the exact figure is the title.
+const REQUEST_COST_SHOWN = "$0.000004";
 
 describeInBrowser("the dashboard, end to end", () => {
   let upstream: FakeUpstream;
@@ -167,7 +169,8 @@ describeInBrowser("the dashboard, end to end", () => {
     const row = page.locator("table.usage tbody tr");
     expect(await row.count()).toBe(1);
     const cells = await row.locator("td").allTextContents();
-    expect(cells.slice(1)).toEqual([MODEL, "Backend", "11", "0", "7", REQUEST_COST, "—", expect.stringMatching(/^[\d,]+ ms$/), "Success"]);
+    expect(cells.slice(1)).toEqual([MODEL, "Backend", "11", "0", "7", REQUEST_COST_SHOWN, "—", expect.stringMatching(/^[\d,]+ ms$/), "Success"]);
+    expect(await row.locator("td .money").first().getAttribute("title")).toBe(REQUEST_COST);
     const [logged] = await gateway.store.usageLogPage(await accountId(), null, 1);
     expect(logged!.cost).toBe(nanos(3_900n));
     await screenshot(page, "usage");
@@ -178,9 +181,11 @@ describeInBrowser("the dashboard, end to end", () => {
     expect(await csv.text()).toContain(`,${MODEL},${MODEL},11,7,0.000003900,`);
 
     await goTo("/dashboard");
-    // GET /account gives the balance to 6 places: $4.9999961 reads $4.999996.
-    expect(await stat("Balance").textContent()).toBe("$4.999996");
-    expect(await stat("Spend, last 24 hours").textContent()).toBe(REQUEST_COST);
+    // GET /account gives the balance to 6 places ($4.9999961 is $4.999996), shown to the cent with the rest on hover.
+    expect(await stat("Balance").textContent()).toBe("$5.00");
+    expect(await stat("Balance").locator(".money").getAttribute("title")).toBe("$4.999996");
+    expect(await stat("Spend, last 24 hours").textContent()).toBe("<$0.01");
+    expect(await stat("Spend, last 24 hours").locator(".money").getAttribute("title")).toBe(REQUEST_COST);
     expect(await page.locator(".stat").getByText("1 request", { exact: true }).count()).toBe(1);
     expect(await page.locator(".chart rect[height]:not([height='0.00'])").count()).toBe(1);
     await screenshot(page, "overview-after-a-request");
@@ -194,10 +199,11 @@ describeInBrowser("the dashboard, end to end", () => {
     upstream.behave({});
     await goTo("/dashboard/usage");
     const cells = await page.locator("table.usage tbody tr").first().locator("td").allTextContents();
-    expect(cells.slice(3, 8)).toEqual(["11", "8", "7", "$0.0000033", "$0.0000006"]);
+    expect(cells.slice(3, 8)).toEqual(["11", "8", "7", "$0.000003", "$0.000001"]);
     await screenshot(page, "usage-cached");
     await goTo("/dashboard");
-    expect(await stat("Saved by prompt caching, 30 days").textContent()).toBe("$0.0000006");
+    expect(await stat("Saved by prompt caching, 30 days").textContent()).toBe("<$0.01");
+    expect(await stat("Saved by prompt caching, 30 days").locator(".money").getAttribute("title")).toBe("$0.0000006");
 
     // On a phone: the same figures shown, and the page still fits without sideways scrolling.
     const desktop = page.viewportSize()!;
@@ -206,7 +212,7 @@ describeInBrowser("the dashboard, end to end", () => {
       expect(await stat("Saved by prompt caching, 30 days").isVisible()).toBe(true);
       await goTo("/dashboard/usage");
       const saved = page.locator("table.usage tbody tr").first().locator("td").nth(7);
-      expect(await saved.textContent()).toBe("$0.0000006");
+      expect(await saved.textContent()).toBe("$0.000001");
       expect(await page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth)).toBe(true);
       // The table scrolls within its card: the Saved column is reached there, on screen.
       await saved.scrollIntoViewIfNeeded();
@@ -401,11 +407,19 @@ describeInBrowser("the dashboard, end to end", () => {
     expect(form.cancel_url).toBe(`${gateway.config.dashboardUrl}/topup?checkout=cancelled`);
   });
 
-  test("the top-up page greets the buyer back from Stripe, and clears the session id from the address", async () => {
-    await goTo("/dashboard/topup?checkout=success&session_id=cs_test_returned");
-    await page.getByText("Thank you! Your payment went through.").waitFor();
+  test("back from Stripe, the top-up page says the payment is being confirmed until it is, and clears the session id", async () => {
+    // Stripe's redirect proves nothing: the checkout is still open until Stripe's webhook says it was paid.
+    const [session] = [...stripe.sessions.values()];
+    await goTo(`/dashboard/topup?checkout=success&session_id=${session!.id as string}`);
+    await page.getByText("Stripe is confirming your payment.").waitFor();
+    expect(await page.getByText("went through").count()).toBe(0);
     expect(page.url()).toBe(url("/dashboard/topup"));
     await screenshot(page, "topup-success");
+    // Once Stripe's webhook has credited it, the same return says so.
+    expect((await deliver(gateway.url, stripeEvent("checkout.session.completed", paidSession(session!)))).status).toBe(200);
+    await goTo(`/dashboard/topup?checkout=success&session_id=${session!.id as string}`);
+    await page.getByText("Payment received: $30.00 in credits were added to your balance.").waitFor();
+    await screenshot(page, "topup-paid");
     await goTo("/dashboard/topup?checkout=cancelled");
     await page.getByText("Checkout cancelled. You were not charged.").waitFor();
     await screenshot(page, "topup-cancelled");

@@ -5,6 +5,7 @@ import { accountState } from "../../core/accounts/state.ts";
 import { formatUsd } from "../../core/money.ts";
 import type { Account, ModelStore } from "../../core/store.ts";
 import { CREDIT_PACKS, PACK_IDS } from "../../core/checkout/packs.ts";
+import type { Config } from "../../config.ts";
 import type { AppDeps } from "../deps.ts";
 import { sessionToken } from "../session.ts";
 import { clientScript, styleSheet } from "./assets.ts" with { type: "macro" };
@@ -41,17 +42,19 @@ const PAGE_HEADERS = {
   "x-frame-options": "DENY",
 };
 
-const PACKS = PACK_IDS.map((id) => ({
+/** The packs, each saying whether it can be bought here: Stripe's key and the pack's price are both configured. */
+const packs = (stripe: Config["stripe"]) => PACK_IDS.map((id) => ({
   id, name: CREDIT_PACKS[id].name, priceUsd: CREDIT_PACKS[id].priceUsd, creditsUsd: formatUsd(CREDIT_PACKS[id].credits, 2),
+  purchasable: stripe.secretKey !== undefined && stripe.prices[id] !== undefined,
 }));
 
 /**
  * Facts a page needs beside what the JSON endpoints answer, read when the page is served: the
- * credit packs, and the live catalog for the Models page (with the cached-input price once the
+ * credit packs (and whether Stripe is set up to sell them), and the live catalog for the Models page (with the cached-input price once the
  * catalog carries one, which `GET /models` may not show: it keeps exactly the spec's fields).
  */
-async function pageData(name: PageName, store: Pick<ModelStore, "listModels">): Promise<unknown> {
-  if (name === "topup") return { packs: PACKS };
+async function pageData(name: PageName, store: Pick<ModelStore, "listModels">, stripe: Config["stripe"]): Promise<unknown> {
+  if (name === "topup") return { packs: packs(stripe) };
   if (name === "models") return { models: (await store.listModels()).map(catalogModelView) };
   return undefined;
 }
@@ -88,7 +91,7 @@ export const dashboardRoutes = ({ config, store, now }: AppDeps) => {
       const operator = account?.isAdmin === true && accountState(account) === "active";
       // Anyone else gets the console's shell with 403 and a notice in place of its content.
       const refused = isConsolePage(name) && !operator;
-      const data = refused ? { forbidden: true } : await pageData(name, store);
+      const data = refused ? { forbidden: true } : await pageData(name, store, config.stripe);
       return new Response(renderShell({ page: name, basePath, assets, data, operator }), { status: refused ? 403 : 200, headers: PAGE_HEADERS });
     });
   }

@@ -1,4 +1,5 @@
 import { h, svg, uniqueId } from "./dom.ts";
+import { fitTable } from "./table-fit.ts";
 
 // Charts as inline SVG, drawn from the same figures the table beside them shows: no library,
 // nothing fetched, a few hundred bytes of markup for a phone to lay out. Only bar lengths use
@@ -30,13 +31,12 @@ export function dataTable(spec: TableSpec): HTMLElement {
   const numeric = new Set(spec.numeric ?? []);
   const cell = (value: string | number | Node, i: number) => h("td", { class: numeric.has(i) ? "num" : undefined }, value);
   const captionId = uniqueId("table-caption");
-  return h("div", { class: "table-scroll chart-table", tabindex: "0", role: "region", "aria-labelledby": captionId },
-    h("table", {},
-      h("caption", { id: captionId }, spec.caption),
-      h("thead", {}, h("tr", {}, spec.columns.map((c, i) => h("th", { scope: "col", class: numeric.has(i) ? "num" : undefined }, c)))),
-      h("tbody", {}, spec.rows.map((row) => h("tr", {}, row.map(cell)))),
-    ),
+  const table = h("table", {},
+    h("caption", { id: captionId }, spec.caption),
+    h("thead", {}, h("tr", {}, spec.columns.map((c, i) => h("th", { scope: "col", class: numeric.has(i) ? "num" : undefined }, c)))),
+    h("tbody", {}, spec.rows.map((row) => h("tr", {}, row.map(cell)))),
   );
+  return fitTable(h("div", { class: "table-scroll chart-table", tabindex: "0", role: "region", "aria-labelledby": captionId }, table), table);
 }
 
 /**

@@ -1,13 +1,92 @@
-// Money arrives as exact decimal strings and is shown exactly: no float ever rounds it.
+import { h } from "./dom.ts";
 
-/** "5.000000" → "$5.00", "0.000003900" → "$0.0000039", "-1250.5" → "-$1,250.50": at least cents, no trailing zeros past them. */
-export function usd(amount: string): string {
+// Money arrives as exact decimal strings and is rounded, when it is, on those digits (BigInt):
+// no float ever touches it. One rule for the whole dashboard:
+// - balances and totals (a balance, a day's or a model's spend, a pack) read to the cent, with
+//   the exact figure in a title; a total above zero that rounds to nothing reads "<$0.01";
+// - a request's cost, what caching saved it, and prices per million tokens read to their
+//   significant digits, at most 6 decimals (at least 2);
+// - an amount a person typed (a limit, a threshold, a grant) is said back exactly.
+// In tables figures are right-aligned in tabular digits, and a column of costs is padded with
+// room for the digits it lacks beside its longest fraction, so that the decimal points line up.
+
+interface Decimal {
+  negative: boolean;
+  whole: string;
+  fraction: string;
+}
+
+function parse(amount: string): Decimal {
   const negative = amount.startsWith("-");
   const [whole = "0", fraction = ""] = (negative ? amount.slice(1) : amount).split(".");
-  const cents = fraction.replace(/0+$/, "").padEnd(2, "0");
-  const grouped = whole.replace(/\B(?=(\d{3})+(?!\d))/g, ",");
-  return `${negative ? "-" : ""}$${grouped}.${cents}`;
+  return { negative, whole: whole.replace(/^0+(?=\d)/, ""), fraction };
 }
+
+/** `d` rounded half up (away from zero) to `places` decimals. */
+function round(d: Decimal, places: number): Decimal {
+  if (d.fraction.length <= places) return { ...d, fraction: d.fraction.padEnd(places, "0") };
+  const kept = BigInt(d.whole + d.fraction.slice(0, places)) + (Number(d.fraction[places]) >= 5 ? 1n : 0n);
+  const digits = kept.toString().padStart(places + 1, "0");
+  return { negative: d.negative, whole: digits.slice(0, digits.length - places), fraction: digits.slice(digits.length - places) };
+}
+
+const isZero = (d: Decimal): boolean => /^0*$/.test(d.whole + d.fraction);
+
+/** "$1,250.50": at least cents, no trailing zeros past them. */
+function show(d: Decimal): string {
+  const cents = d.fraction.replace(/0+$/, "").padEnd(2, "0");
+  const grouped = d.whole.replace(/\B(?=(\d{3})+(?!\d))/g, ",");
+  return `${d.negative && !isZero(d) ? "-" : ""}$${grouped}.${cents}`;
+}
+
+/** Exactly as given: "0.000003900" → "$0.0000039", "-1250.5" → "-$1,250.50". For titles and amounts a person typed. */
+export const usdExact = (amount: string): string => show(parse(amount));
+
+/** A balance or a total, to the cent: "19.937044" → "$19.94"; "0.0000039" → "<$0.01". */
+export function usdTotal(amount: string): string {
+  const exact = parse(amount);
+  const cents = round(exact, 2);
+  return isZero(cents) && !isZero(exact) && !exact.negative ? "<$0.01" : show(cents);
+}
+
+/** A request's cost or a price: significant digits, at most 6 decimals: "0.06295613" → "$0.062956", "0.0000039" → "$0.000004". */
+export function usdCost(amount: string): string {
+  const exact = parse(amount);
+  const shown = round(exact, 6);
+  return isZero(shown) && !isZero(exact) && !exact.negative ? "<$0.000001" : show(shown);
+}
+
+/** The figure as text, with the exact amount in a title when the text rounds it. */
+const figure = (text: string, amount: string): HTMLElement => {
+  const exact = usdExact(amount);
+  return h("span", { class: "money", title: text === exact ? undefined : exact }, text);
+};
+
+/** A balance or total as an element: to the cent, exact on hover. */
+export const total = (amount: string): HTMLElement => figure(usdTotal(amount), amount);
+
+/** A cost or price as an element: significant digits (at most 6 decimals), exact on hover. */
+export const cost = (amount: string): HTMLElement => figure(usdCost(amount), amount);
+
+/**
+ * A table column of costs or prices: each padded by the width of the digits it lacks beside the longest fraction
+ * among them, so that with right alignment and tabular digits their decimal points line up.
+ */
+export function costColumn(amounts: string[]): HTMLElement[] {
+  const texts = amounts.map(usdCost);
+  const places = Math.max(2, ...texts.map((t) => t.split(".")[1]?.length ?? 0));
+  return texts.map((text, i) => {
+    const element = figure(text, amounts[i]!);
+    // Room for the missing digits (a digit is 1ch wide in tabular figures), never text that a copy would pick up.
+    const missing = places - (text.split(".")[1]?.length ?? 0);
+    if (missing > 0) element.classList.add(`pad-${missing}`);
+    return element;
+  });
+}
+
+/** Amounts in stored text ("grant of 10.000000000 USD", "input 0.4000 USD/1M") said as money ("$10.00", "$0.40/1M"). */
+export const moneyInText = (text: string): string =>
+  text.replace(/(-?\d+(?:\.\d+)?) USD(\/1M)?/g, (_, amount: string, perMillion: string | undefined) => `${usdExact(amount)}${perMillion ?? ""}`);
 
 /** A whole number with thousands separators. */
 export const count = (value: number): string => value.toLocaleString("en-US");

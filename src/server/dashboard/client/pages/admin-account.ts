@@ -3,7 +3,7 @@ import { dataTable } from "../chart.ts";
 import { h } from "../dom.ts";
 import { pageUrl } from "../env.ts";
 import { field, form } from "../fields.ts";
-import { count, dateTime, usd } from "../format.ts";
+import { costColumn, count, dateTime, total, usdExact, usdTotal } from "../format.ts";
 import { confirmAction } from "../modal.ts";
 import type { AccountDetail, AdminAccount, GrantResult } from "../wire.ts";
 
@@ -35,7 +35,7 @@ function grantForm(email: string, done: (message: string) => Promise<void>): HTM
       const result = await call<GrantResult>("POST", `/admin/accounts/${encodeURIComponent(email)}/credits`, { usd: usdField.value(), note: note.value() });
       usdField.input.value = "";
       note.input.value = "";
-      await done(`${result.kind === "grant" ? "Granted" : "Took back"} ${usd(result.amountUsd.replace("-", ""))}. The balance is now ${usd(result.balanceUsd)}.`);
+      await done(`${result.kind === "grant" ? "Granted" : "Took back"} ${usdExact(result.amountUsd.replace("-", ""))}. The balance is now ${usdTotal(result.balanceUsd)}.`);
     },
   });
 }
@@ -60,6 +60,7 @@ function banButton(account: AdminAccount, done: (message: string) => Promise<voi
 export async function renderAccountDetail(root: HTMLElement, email: string, notice?: string): Promise<void> {
   const detail = await call<AccountDetail>("GET", `/admin/accounts/${encodeURIComponent(email)}`);
   const { account } = detail;
+  const costs = costColumn(detail.usage.map((u) => u.costUsd));
   const redraw = async (message: string) => {
     await renderAccountDetail(root, email, message);
     document.getElementById("account-heading")?.focus();
@@ -69,21 +70,21 @@ export async function renderAccountDetail(root: HTMLElement, email: string, noti
     h("div", { class: "form-status", "aria-live": "polite" }, notice ? h("p", { class: "notice success", role: "status" }, notice) : null),
     section("account-heading", account.email,
       h("dl", { class: "facts" },
-        fact("State", stateBadge(account)), fact("Balance", usd(account.balanceUsd)), fact("Reserved", usd(account.reservedUsd)),
+        fact("State", stateBadge(account)), fact("Balance", total(account.balanceUsd)), fact("Reserved", total(account.reservedUsd)),
         fact("In flight", count(account.inflight)), fact("Operator", account.admin ? "Yes" : "No"), fact("Created", dateTime(account.createdAt))),
       h("div", { class: "actions" }, banButton(account, redraw))),
     section("grant-heading", "Grant credits", grantForm(account.email, redraw)),
     section("keys-heading", "API keys", detail.keys.length === 0 ? h("p", { class: "muted" }, "No keys.") : dataTable({
       caption: "Keys, newest first", columns: ["Name", "Prefix", "Status", "Requests", "Spend", "Last used"], numeric: [3, 4],
-      rows: detail.keys.map((k) => [k.name, `${k.prefix}…`, k.status, count(k.total_requests), usd(k.total_spend_usd), k.lastUsedAt ? dateTime(k.lastUsedAt) : "Never"]),
+      rows: detail.keys.map((k) => [k.name, `${k.prefix}…`, k.status, count(k.total_requests), total(k.total_spend_usd), k.lastUsedAt ? dateTime(k.lastUsedAt) : "Never"]),
     })),
     section("purchases-heading", "Purchases", detail.purchases.length === 0 ? h("p", { class: "muted" }, "No purchases.") : dataTable({
       caption: "Checkouts, newest first", columns: ["Date", "Pack", "Credits", "Status"], numeric: [2],
-      rows: detail.purchases.map((p) => [dateTime(p.createdAt), p.packName, usd(p.creditsUsd), p.status]),
+      rows: detail.purchases.map((p) => [dateTime(p.createdAt), p.packName, total(p.creditsUsd), p.status]),
     })),
     section("usage-heading", "Latest requests", detail.usage.length === 0 ? h("p", { class: "muted" }, "No requests.") : dataTable({
       caption: "The 20 latest requests", columns: ["Time", "Model", "Key", "Cost", "Latency", "Status"], numeric: [3, 4],
-      rows: detail.usage.map((u) => [dateTime(u.createdAt), u.model, u.keyName ?? "—", usd(u.costUsd), `${count(u.latencyMs)} ms`, u.error ? `error: ${u.error}` : u.status]),
+      rows: detail.usage.map((u, i) => [dateTime(u.createdAt), u.model, u.keyName ?? "—", costs[i]!, `${count(u.latencyMs)} ms`, u.error ? `error: ${u.error}` : u.status]),
     })),
   );
   document.title = `${account.email} · Accounts · Gateway`;

@@ -2,7 +2,7 @@ import { call } from "../api.ts";
 import { dataTable } from "../chart.ts";
 import { h, hidden } from "../dom.ts";
 import { field, form } from "../fields.ts";
-import { count, usd } from "../format.ts";
+import { costColumn, count, usdCost } from "../format.ts";
 import { openModal } from "../modal.ts";
 import type { CatalogList, CatalogModel } from "../wire.ts";
 import { consolePage } from "./console.ts";
@@ -32,7 +32,7 @@ async function editPrices(model: CatalogModel, saved: (message: string) => void)
         const updated = await call<CatalogModel>("PATCH", `/admin/models/${encodeURIComponent(model.id)}`, {
           inputPerMillionUsd: input.value(), cachedInputPerMillionUsd: cached.value(), outputPerMillionUsd: output.value(),
         });
-        saved(`${updated.id} now sells at ${usd(updated.inputPerMillionUsd)} in (${usd(updated.cachedInputPerMillionUsd)} cached) and ${usd(updated.outputPerMillionUsd)} out per million tokens. ${TAKES_EFFECT}`);
+        saved(`${updated.id} now sells at ${usdCost(updated.inputPerMillionUsd)} in (${usdCost(updated.cachedInputPerMillionUsd)} cached) and ${usdCost(updated.outputPerMillionUsd)} out per million tokens. ${TAKES_EFFECT}`);
         close("saved");
       },
     }),
@@ -57,15 +57,17 @@ async function renderCatalog(root: HTMLElement, notice?: string): Promise<void> 
     type: "button", id: `prices-${m.id}`, class: "button secondary",
     onClick: () => void editPrices(m, (message) => void redraw(message, `prices-${m.id}`)),
   }, "Edit prices", hidden(` of ${m.id}`));
+  const [input, cached, output] = (["inputPerMillionUsd", "cachedInputPerMillionUsd", "outputPerMillionUsd"] as const)
+    .map((name) => costColumn(models.map((m) => m[name])));
   root.replaceChildren(
     h("div", { class: "form-status", "aria-live": "polite" }, notice ? h("p", { class: "notice success", role: "status" }, notice) : null),
     dataTable({
       caption: "The model catalog, in catalog order",
       columns: ["Model ID", "Provider", "Status", "Input / 1M", "Cached input / 1M", "Output / 1M", "Context", "Actions"],
       numeric: [3, 4, 5, 6],
-      rows: models.map((m) => [
+      rows: models.map((m, i) => [
         m.id, m.provider, h("span", { class: `badge ${m.enabled ? "success" : "expired"}` }, m.enabled ? "Enabled" : "Disabled"),
-        usd(m.inputPerMillionUsd), usd(m.cachedInputPerMillionUsd), usd(m.outputPerMillionUsd), count(m.contextWindow),
+        input![i]!, cached![i]!, output![i]!, count(m.contextWindow),
         h("span", { class: "row-actions" }, toggle(m), edit(m)),
       ]),
     }),

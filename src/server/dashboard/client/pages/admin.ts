@@ -2,13 +2,13 @@ import { call } from "../api.ts";
 import { barList, dataTable, stackedBars } from "../chart.ts";
 import { h } from "../dom.ts";
 import { pageUrl } from "../env.ts";
-import { count, shortDate, sumUsd, usd } from "../format.ts";
+import { count, shortDate, sumUsd, total, usdTotal } from "../format.ts";
 import type { AdminStats } from "../wire.ts";
 import { consolePage } from "./console.ts";
 
 const PERIODS = [7, 30, 90];
 
-const stat = (label: string, value: string) =>
+const stat = (label: string, value: string | Node) =>
   h("div", { class: "card stat" }, h("h2", { class: "stat-label" }, label), h("p", { class: "stat-value" }, value));
 
 const errorRate = (errors: number, requests: number) => (requests === 0 ? "—" : `${((errors / requests) * 100).toFixed(1)}%`);
@@ -19,13 +19,13 @@ function usageBreakdown(kind: "Model" | "Provider", rows: { name: string; spendU
   const top = [...rows].sort((a, b) => Number(b.spendUsd) - Number(a.spendUsd))[0]!;
   return barList({
     title: `Spend per ${kind.toLowerCase()}, last ${days} days`,
-    summary: `Most spend: ${top.name}, ${usd(top.spendUsd)}.`,
-    items: rows.map((r) => ({ label: r.name, value: Number(r.spendUsd), text: usd(r.spendUsd) })),
+    summary: `Most spend: ${top.name}, ${usdTotal(top.spendUsd)}.`,
+    items: rows.map((r) => ({ label: r.name, value: Number(r.spendUsd), text: usdTotal(r.spendUsd) })),
     table: {
       caption: `Requests per ${kind.toLowerCase()}, busiest first`,
       columns: [kind, "Spend", "Requests", "Errors", "Error rate", "Mean latency"],
       numeric: [1, 2, 3, 4, 5],
-      rows: rows.map((r) => [r.name, usd(r.spendUsd), count(r.requests), count(r.errors), errorRate(r.errors, r.requests), `${count(r.avgLatencyMs)} ms`]),
+      rows: rows.map((r) => [r.name, total(r.spendUsd), count(r.requests), count(r.errors), errorRate(r.errors, r.requests), `${count(r.avgLatencyMs)} ms`]),
     },
   });
 }
@@ -49,14 +49,14 @@ async function renderFigures(root: HTMLElement): Promise<void> {
       : h("a", { href: pageUrl("admin", { days: String(n) }) }, `${n} days`))),
     h("div", { class: "stats" },
       stat("In flight now", count(stats.inflight.requests)),
-      stat(`Credit sold, ${days} days`, usd(sold)),
-      stat(`Spent, ${days} days`, usd(spent)),
+      stat(`Credit sold, ${days} days`, total(sold)),
+      stat(`Spent, ${days} days`, total(spent)),
       stat(`Requests, ${days} days`, `${count(requests)} (${errorRate(errors, requests)} errors)`),
     ),
     section("credit-per-day", "Credit sold and spent per day",
       stackedBars({
         title: `Credit sold and spent per day over the last ${days} days (UTC)`,
-        summary: `Sold ${usd(sold)}, granted ${usd(sumUsd(daily.map((d) => d.grantedUsd)))}, spent ${usd(spent)}.`,
+        summary: `Sold ${usdTotal(sold)}, granted ${usdTotal(sumUsd(daily.map((d) => d.grantedUsd)))}, spent ${usdTotal(spent)}.`,
         labels: daily.map((d) => shortDate(d.date)),
         series: [{ name: "Sold", values: daily.map((d) => Number(d.soldUsd)) }, { name: "Spent", values: daily.map((d) => Number(d.spentUsd)) }],
         grouped: true,
@@ -64,7 +64,7 @@ async function renderFigures(root: HTMLElement): Promise<void> {
           caption: "Per day (UTC), newest first",
           columns: ["Day (UTC)", "Sold", "Granted", "Spent", "Requests", "Errors"],
           numeric: [1, 2, 3, 4, 5],
-          rows: [...daily].reverse().map((d) => [d.date, usd(d.soldUsd), usd(d.grantedUsd), usd(d.spentUsd), count(d.requests), count(d.errors)]),
+          rows: [...daily].reverse().map((d) => [d.date, total(d.soldUsd), total(d.grantedUsd), total(d.spentUsd), count(d.requests), count(d.errors)]),
         },
       })),
     section("per-model", "Per model", usageBreakdown("Model", stats.models.map((m) => ({ name: m.model, ...m })), days)),

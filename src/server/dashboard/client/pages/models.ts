@@ -1,7 +1,7 @@
 import { dataTable } from "../chart.ts";
 import { h } from "../dom.ts";
 import { pageUrl } from "../env.ts";
-import { count, usd } from "../format.ts";
+import { costColumn, count } from "../format.ts";
 import type { CatalogModel } from "../wire.ts";
 
 /**
@@ -12,6 +12,9 @@ export async function renderModels(root: HTMLElement, data: { models: CatalogMod
   const { models } = data;
   const columns = ["Model ID", "Name", "Provider", "Input / 1M", "Cached input / 1M", "Output / 1M", "Context", "Max output", "Good for"];
   const numericFrom = 3;
+  // Each price column padded to its longest fraction, so that the decimal points line up.
+  const [input, cached, output] = (["inputPerMillionUsd", "cachedInputPerMillionUsd", "outputPerMillionUsd"] as const)
+    .map((name) => costColumn(models.map((m) => m[name])));
   root.replaceChildren(
     h("p", {}, `${count(models.length)} models, priced in USD per million tokens. Pass the model ID as `, h("code", {}, "model"),
       " in a chat request; the ", h("a", { href: pageUrl("estimator") }, "estimator"), " suggests one for a use case."),
@@ -21,9 +24,8 @@ export async function renderModels(root: HTMLElement, data: { models: CatalogMod
         caption: "Available models and their prices",
         columns,
         numeric: Array.from({ length: columns.length - numericFrom - 1 }, (_, i) => numericFrom + i),
-        rows: models.map((m) => [
-          m.id, m.displayName, m.provider, usd(m.inputPerMillionUsd), usd(m.cachedInputPerMillionUsd),
-          usd(m.outputPerMillionUsd), count(m.contextWindow), count(m.maxOutputTokens), `${m.useCaseHint} (${m.speedBadge})`,
+        rows: models.map((m, i) => [
+          m.id, m.displayName, m.provider, input![i]!, cached![i]!, output![i]!, count(m.contextWindow), count(m.maxOutputTokens), `${m.useCaseHint} (${m.speedBadge})`,
         ]),
       }),
   );

@@ -1,6 +1,7 @@
 import { call } from "../api.ts";
 import { h } from "../dom.ts";
-import { dateTime } from "../format.ts";
+import { dateTime, moneyInText } from "../format.ts";
+import { fitTable } from "../table-fit.ts";
 import type { AuditPageView } from "../wire.ts";
 
 const EVENT_NAMES: Record<string, string> = {
@@ -18,20 +19,19 @@ export async function renderAuditLog(root: HTMLElement, page: number): Promise<v
     h("td", {}, dateTime(e.at)),
     h("td", {}, EVENT_NAMES[e.type] ?? e.type),
     h("td", {}, e.ip ?? "—"),
-    h("td", { class: "detail" }, e.detail ?? ""),
+    h("td", { class: "detail" }, moneyInText(e.detail ?? "")),
   ));
   const pager = h("div", { class: "pager" },
     page > 1 ? h("button", { type: "button", class: "button secondary", onClick: () => void renderAuditLog(root, page - 1) }, "Newer events") : null,
     log.hasMore ? h("button", { type: "button", class: "button secondary", onClick: () => void renderAuditLog(root, page + 1) }, "Older events") : null,
   );
+  const table = h("table", {},
+    h("caption", { class: "visually-hidden" }, `Account activity, page ${page}`),
+    h("thead", {}, h("tr", {}, ["When", "Event", "IP address", "Detail"].map((t) => h("th", { scope: "col" }, t)))),
+    h("tbody", {}, rows),
+  );
   root.replaceChildren(
-    h("div", { class: "table-scroll", tabindex: 0, role: "region", "aria-label": "Account activity" },
-      h("table", {},
-        h("caption", { class: "visually-hidden" }, `Account activity, page ${page}`),
-        h("thead", {}, h("tr", {}, ["When", "Event", "IP address", "Detail"].map((t) => h("th", { scope: "col" }, t)))),
-        h("tbody", {}, rows),
-      ),
-    ),
+    fitTable(h("div", { class: "table-scroll", tabindex: 0, role: "region", "aria-label": "Account activity" }, table), table),
     log.events.length === 0 ? h("p", { class: "muted" }, "Nothing yet.") : "",
     pager,
   );

@@ -2,6 +2,7 @@ import { call } from "../api.ts";
 import { h } from "../dom.ts";
 import { dateTime } from "../format.ts";
 import { field, form } from "../fields.ts";
+import { fitTable } from "../table-fit.ts";
 import { showSecret } from "./key-secret.ts";
 
 interface WebhookView {
@@ -21,19 +22,18 @@ const deliveryState = (d: WebhookView["deliveries"][number]) =>
 
 function deliveriesTable(view: WebhookView): Node {
   if (view.deliveries.length === 0) return h("p", { class: "muted" }, "No events yet.");
-  return h("div", { class: "table-scroll", tabindex: 0, role: "region", "aria-label": "Recent webhook deliveries" },
-    h("table", {},
-      h("caption", { class: "visually-hidden" }, "Recent webhook deliveries"),
-      h("thead", {}, h("tr", {}, ["Event", "Created", "State", "Attempts", "Receiver's answer"].map((t) => h("th", { scope: "col" }, t)))),
-      h("tbody", {}, view.deliveries.map((d) => h("tr", {},
-        h("td", {}, h("code", {}, d.type)),
-        h("td", {}, dateTime(d.createdAt)),
-        h("td", {}, deliveryState(d)),
-        h("td", { class: "number" }, String(d.attempts)),
-        h("td", { class: "detail" }, d.answer ?? "—"),
-      ))),
-    ),
+  const table = h("table", {},
+    h("caption", { class: "visually-hidden" }, "Recent webhook deliveries"),
+    h("thead", {}, h("tr", {}, ["Event", "Created", "State", "Attempts", "Receiver's answer"].map((t) => h("th", { scope: "col" }, t)))),
+    h("tbody", {}, view.deliveries.map((d) => h("tr", {},
+      h("td", {}, h("code", {}, d.type)),
+      h("td", {}, dateTime(d.createdAt)),
+      h("td", {}, deliveryState(d)),
+      h("td", { class: "num" }, String(d.attempts)),
+      h("td", { class: "detail" }, d.answer ?? "—"),
+    ))),
   );
+  return fitTable(h("div", { class: "table-scroll", tabindex: 0, role: "region", "aria-label": "Recent webhook deliveries" }, table), table);
 }
 
 /** The account's webhook: its endpoint (set, replaced, removed) and what was delivered to it lately. */

@@ -1,7 +1,7 @@
 import { call } from "../api.ts";
 import { h } from "../dom.ts";
 import { pageUrl } from "../env.ts";
-import { plainNumber, usd } from "../format.ts";
+import { plainNumber, usdExact } from "../format.ts";
 import { field, form, optionalAmount } from "../fields.ts";
 import type { AccountView } from "../wire.ts";
 import { renderWebhookSettings } from "./settings-webhook.ts";
@@ -30,7 +30,7 @@ export async function renderSettings(root: HTMLElement): Promise<void> {
     onSubmit: async () => {
       const value = threshold.value() === "" ? null : Number(threshold.value());
       const saved = await call<{ threshold: number | null }>("PATCH", "/settings/alert-threshold", { threshold: value });
-      return saved.threshold === null ? "Low-balance alerts are off." : `Saved. You get an e-mail when the balance falls below ${usd(plainNumber(saved.threshold))}.`;
+      return saved.threshold === null ? "Low-balance alerts are off." : `Saved. You get an e-mail when the balance falls below ${usdExact(plainNumber(saved.threshold))}.`;
     },
   });
 
@@ -47,7 +47,7 @@ export async function renderSettings(root: HTMLElement): Promise<void> {
     onSubmit: async () => {
       const value = limit.value() === "" ? UNLIMITED : Number(limit.value());
       const saved = await call<{ limit: number }>("PATCH", "/settings/spend-safety-limit", { limit: value });
-      return saved.limit === UNLIMITED ? "Saved. There is no hourly spend limit." : `Saved. Requests are refused once ${usd(plainNumber(saved.limit))} is spent in an hour.`;
+      return saved.limit === UNLIMITED ? "Saved. There is no hourly spend limit." : `Saved. Requests are refused once ${usdExact(plainNumber(saved.limit))} is spent in an hour.`;
     },
   });
 

@@ -1,5 +1,5 @@
 import { stackedBars } from "../chart.ts";
-import { plural, shortDate, usd } from "../format.ts";
+import { plural, shortDate, total, usdTotal } from "../format.ts";
 import type { DaySpendView } from "../wire.ts";
 
 // Amounts are exact decimal strings; only the bars' heights are computed in floating point.
@@ -8,10 +8,10 @@ const amountOf = (day: DaySpendView): number => Number(day.spendUsd);
 /** Daily spend as bars, with each day's figures in the table beside them. */
 export function spendChart(days: DaySpendView[]): HTMLElement {
   const highest = days.reduce((top, day) => (amountOf(day) > amountOf(top) ? day : top), days[0]!);
-  const total = days.reduce((sum, day) => sum + day.requests, 0);
+  const requests = days.reduce((sum, day) => sum + day.requests, 0);
   const summary = amountOf(highest) === 0
     ? "No spend in the last 30 days."
-    : `Highest: ${usd(highest.spendUsd)} on ${shortDate(highest.date)}; ${plural(total, "request")} in 30 days.`;
+    : `Highest: ${usdTotal(highest.spendUsd)} on ${shortDate(highest.date)}; ${plural(requests, "request")} in 30 days.`;
   return stackedBars({
     title: "Daily spend over the last 30 days (UTC)",
     summary,
@@ -21,7 +21,7 @@ export function spendChart(days: DaySpendView[]): HTMLElement {
       caption: "Spend per day (UTC)",
       columns: ["Day (UTC)", "Spend", "Requests"],
       numeric: [1, 2],
-      rows: days.map((day) => [day.date, usd(day.spendUsd), day.requests]),
+      rows: days.map((day) => [day.date, total(day.spendUsd), day.requests]),
     },
   });
 }

@@ -1,37 +1,56 @@
-import { call } from "../api.ts";
+import { ApiError, call } from "../api.ts";
 import { h } from "../dom.ts";
-import { usd } from "../format.ts";
-import type { AccountView, CheckoutStarted } from "../wire.ts";
+import { pageUrl } from "../env.ts";
+import { total, usdTotal } from "../format.ts";
+import type { AccountView, CheckoutStarted, PurchaseList } from "../wire.ts";
 
 interface Pack {
   id: string;
   name: string;
   priceUsd: string;
   creditsUsd: string;
+  /** False when the gateway has no Stripe key or no price for the pack: buying it could only fail. */
+  purchasable: boolean;
 }
 
-// Stripe sends the buyer back here with ?checkout=success&session_id=… or ?checkout=cancelled.
-const LANDINGS: Record<string, { text: string; tone: "success" | "info" }> = {
-  success: {
-    text: "Thank you! Your payment went through. The credits are added as soon as Stripe confirms it, usually within a minute.",
-    tone: "success",
-  },
-  cancelled: { text: "Checkout cancelled. You were not charged.", tone: "info" },
-};
+const UNAVAILABLE = "Credit packs cannot be bought here at the moment: card payments are not set up on this gateway. "
+  + "Your balance and keys are not affected; ask the gateway's operator to enable payments.";
+
+/**
+ * What became of the checkout Stripe sent the buyer back from, as the gateway knows it: Stripe's
+ * redirect alone proves nothing (the credits come with Stripe's webhook), so the purchase is looked up.
+ */
+async function returnedFromCheckout(sessionId: string | null): Promise<HTMLElement> {
+  const { purchases } = await call<PurchaseList>("GET", "/account/purchases").catch(() => ({ purchases: [] }));
+  const purchase = purchases.find((p) => p.id === sessionId);
+  const link = h("a", { href: pageUrl("purchases") }, "Purchases");
+  if (purchase?.status === "paid") {
+    return h("p", { class: "notice success", role: "status" }, `Payment received: ${usdTotal(purchase.creditsUsd)} in credits were added to your balance.`);
+  }
+  if (purchase?.status === "failed" || purchase?.status === "expired") {
+    return h("p", { class: "notice error", role: "alert" }, "Stripe did not take this payment, and you were not charged. See ", link, ".");
+  }
+  return h("p", { class: "notice info", role: "status" },
+    "Stripe is confirming your payment. The credits are added to your balance once it has, usually within a minute; ", link,
+    " shows the purchase's status.");
+}
 
 /** The landing message, if Stripe sent the buyer back; the query is then cleared so a reload does not repeat it. */
-function landing(): HTMLElement | null {
-  const found = LANDINGS[new URLSearchParams(location.search).get("checkout") ?? ""];
-  if (!found) return null;
+async function landing(): Promise<HTMLElement | null> {
+  const query = new URLSearchParams(location.search);
+  const outcome = query.get("checkout");
+  if (outcome !== "success" && outcome !== "cancelled") return null;
   history.replaceState(null, "", location.pathname);
-  return h("p", { class: `notice ${found.tone}`, role: "status" }, found.text);
+  if (outcome === "cancelled") return h("p", { class: "notice info", role: "status" }, "Checkout cancelled. You were not charged.");
+  return returnedFromCheckout(query.get("session_id"));
 }
 
-/** The four credit packs; buying one opens Stripe's hosted checkout. */
+/** The four credit packs; buying one opens Stripe's hosted checkout. Without Stripe they are shown, but not sold. */
 export async function renderTopUp(root: HTMLElement, data: { packs: Pack[] }): Promise<void> {
-  const account = await call<AccountView>("GET", "/account");
+  const [account, landed] = await Promise.all([call<AccountView>("GET", "/account"), landing()]);
   const status = h("div", { class: "form-status", "aria-live": "polite" });
   const buttons: HTMLButtonElement[] = [];
+  const sellable = data.packs.some((p) => p.purchasable);
 
   const buy = async (pack: Pack) => {
     for (const button of buttons) button.disabled = true;
@@ -40,29 +59,34 @@ export async function renderTopUp(root: HTMLElement, data: { packs: Pack[] }): P
       const { url } = await call<CheckoutStarted>("POST", "/checkout", { packId: pack.id });
       location.assign(url);
     } catch (error) {
-      status.replaceChildren(h("p", { class: "notice error", role: "alert" }, error instanceof Error ? error.message : String(error)));
-      for (const button of buttons) button.disabled = false;
+      // 503: the pack cannot be sold here (no Stripe, or no price): say so rather than "contact support".
+      const message = error instanceof ApiError && error.status === 503 ? UNAVAILABLE : error instanceof Error ? error.message : String(error);
+      status.replaceChildren(h("p", { class: "notice error", role: "alert" }, message));
+      for (const button of buttons) button.disabled = error instanceof ApiError && error.status === 503;
     }
   };
 
   const cards = data.packs.map((pack) => {
     const headingId = `pack-${pack.id}`;
-    const button = h("button", { type: "button", class: "button", onClick: () => void buy(pack) }, `Buy ${pack.name}`);
-    buttons.push(button);
+    const action = pack.purchasable
+      ? h("button", { type: "button", class: "button", onClick: () => void buy(pack) }, `Buy ${pack.name}`)
+      : h("p", { class: "badge expired pack-unavailable" }, "Unavailable");
+    if (action instanceof HTMLButtonElement) buttons.push(action);
     return h("li", {},
       h("article", { class: "card pack", "aria-labelledby": headingId },
         h("h2", { id: headingId }, pack.name),
-        h("p", { class: "pack-price" }, usd(pack.priceUsd)),
-        h("p", {}, `${usd(pack.creditsUsd)} in credits`),
-        button,
+        h("p", { class: "pack-price" }, total(pack.priceUsd)),
+        h("p", {}, `${usdTotal(pack.creditsUsd)} in credits`),
+        action,
       ));
   });
 
-  const landed = landing();
   root.replaceChildren(
     ...(landed ? [landed] : []),
-    h("p", {}, "Current balance: ", h("strong", {}, usd(account.balanceUsd))),
-    h("p", { class: "muted" }, "You pay on Stripe's secure checkout page; the credits are added to your balance."),
+    h("p", {}, "Current balance: ", h("strong", {}, total(account.balanceUsd))),
+    sellable
+      ? h("p", { class: "muted" }, "You pay on Stripe's secure checkout page; the credits are added to your balance.")
+      : h("p", { class: "notice info" }, UNAVAILABLE),
     status,
     h("ul", { class: "packs" }, cards),
   );

@@ -5,6 +5,9 @@ import type { KeyList } from "../wire.ts";
 
 /** The filters the usage table takes from its address (`?key=&model=&status=&from=&to=`), by their API names. */
 export const FILTERS = ["key", "model", "status", "from", "to"] as const;
+type FilterName = (typeof FILTERS)[number];
+
+const LABELS: Record<FilterName, string> = { key: "Key", model: "Model", status: "Status", from: "From (UTC day)", to: "To (UTC day)" };
 
 /** The filters in the page's address that are set. */
 export function currentFilters(): Record<string, string> {
@@ -12,19 +15,50 @@ export function currentFilters(): Record<string, string> {
   return Object.fromEntries(FILTERS.map((name) => [name, query.get(name) ?? ""]).filter(([, value]) => value !== ""));
 }
 
-const labelled = (label: string, control: HTMLElement & { id: string }) =>
-  h("div", { class: "field" }, h("label", { for: control.id }, label), control);
+interface Control {
+  element: HTMLElement;
+  input: HTMLInputElement | HTMLSelectElement;
+  showError(message: string | null): void;
+}
+
+/** A labelled control with a message slot tied to it for screen readers. */
+function labelled(name: FilterName, input: HTMLInputElement | HTMLSelectElement): Control {
+  const error = h("p", { class: "field-error", id: `${input.id}-error`, hidden: true });
+  input.setAttribute("aria-describedby", error.id);
+  return {
+    element: h("div", { class: "field" }, h("label", { for: input.id }, LABELS[name]), input, error),
+    input,
+    showError(message) {
+      error.textContent = message ?? "";
+      error.hidden = message === null;
+      if (message === null) input.removeAttribute("aria-invalid");
+      else input.setAttribute("aria-invalid", "true");
+    },
+  };
+}
 
 function select(name: string, current: string, options: [string, string][]): HTMLSelectElement {
   return h("select", { id: uniqueId(`filter-${name}`), name },
     [["", "Any"] as [string, string], ...options].map(([value, text]) => h("option", { value, selected: value === current }, text)));
 }
 
+/** The page's own check of the dates, before anything is sent: a range must not end before it starts. */
+function checkDates(controls: Record<FilterName, Control>): boolean {
+  const from = controls.from.input.value;
+  const to = controls.to.input.value;
+  const wrong = from !== "" && to !== "" && from > to;
+  controls.to.showError(wrong ? `To must be on or after From (${from})` : null);
+  if (wrong) controls.to.input.focus();
+  return !wrong;
+}
+
 /**
  * The filter form: an ordinary GET form to this page, so the filters live in the address (a
- * bookmark or a reload keeps them) and work without any script state.
+ * bookmark or a reload keeps them) and work without any script state. `refused` is the server's
+ * answer to the filters in the address: shown beside the filter it names (with the filter's
+ * label in place of its API name), or above the buttons, with a way back to no filters.
  */
-export async function filterForm(): Promise<HTMLFormElement> {
+export async function filterForm(refused?: string): Promise<HTMLFormElement> {
   const current = currentFilters();
   const [{ keys }, models] = await Promise.all([
     call<KeyList>("GET", "/keys/generate"),
@@ -34,18 +68,32 @@ export async function filterForm(): Promise<HTMLFormElement> {
   // A model filtered on but since disabled still shows as chosen.
   if (current.model && !modelIds.includes(current.model)) modelIds.push(current.model);
   const date = (name: "from" | "to") => h("input", { id: uniqueId(`filter-${name}`), name, type: "date", value: current[name] ?? "" });
+  const controls: Record<FilterName, Control> = {
+    key: labelled("key", select("key", current.key ?? "", keys.map((k) => [k.id, `${k.name} (${k.prefix}…)`]))),
+    model: labelled("model", select("model", current.model ?? "", modelIds.map((id) => [id, id]))),
+    status: labelled("status", select("status", current.status ?? "", [["success", "Success"], ["error", "Error"]])),
+    from: labelled("from", date("from")),
+    to: labelled("to", date("to")),
+  };
+  const status = h("div", { class: "form-status", "aria-live": "polite" });
+  if (refused !== undefined) {
+    const name = FILTERS.find((f) => refused.startsWith(`${f} `));
+    // "from must not be after to" reads "From must not be after To": both named as on screen.
+    const said = (text: string) => text.replace(/ to$/, " To");
+    if (name) controls[name].showError(said(LABELS[name].replace(/ \(.*\)$/, "") + refused.slice(name.length)));
+    else status.append(h("p", { class: "notice error", role: "alert" }, refused));
+  }
   const anyFilter = Object.keys(current).length > 0;
-  return h("form", { class: "card filters", method: "get", action: pageUrl("usage"), "aria-label": "Filter requests" },
-    h("div", { class: "fields" },
-      labelled("Key", select("key", current.key ?? "", keys.map((k) => [k.id, `${k.name} (${k.prefix}…)`]))),
-      labelled("Model", select("model", current.model ?? "", modelIds.map((id) => [id, id]))),
-      labelled("Status", select("status", current.status ?? "", [["success", "Success"], ["error", "Error"]])),
-      labelled("From (UTC day)", date("from")),
-      labelled("To (UTC day)", date("to")),
-    ),
+  const form = h("form", { class: "card filters", method: "get", action: pageUrl("usage"), "aria-label": "Filter requests", novalidate: true },
+    h("div", { class: "fields" }, FILTERS.map((name) => controls[name].element)),
+    status,
     h("div", { class: "actions" },
       h("button", { type: "submit", class: "button" }, "Apply filters"),
-      anyFilter ? h("a", { href: pageUrl("usage"), class: "button secondary" }, "Clear filters") : null,
+      anyFilter || refused !== undefined ? h("a", { href: pageUrl("usage"), class: "button secondary" }, "Clear filters") : null,
     ),
   );
+  form.addEventListener("submit", (event) => {
+    if (!checkDates(controls)) event.preventDefault();
+  });
+  return form;
 }

@@ -1,24 +1,32 @@
-import { call } from "../api.ts";
+import { ApiError, call } from "../api.ts";
 import { h } from "../dom.ts";
 import { basePath, pageUrl } from "../env.ts";
-import { count, dateTime, usd } from "../format.ts";
+import { costColumn, count, dateTime } from "../format.ts";
 import type { ModelSpend, UsageEntryView, UsagePage } from "../wire.ts";
+import { fitTable } from "../table-fit.ts";
 import { modelSpendChart } from "./model-spend-chart.ts";
 import { currentFilters, filterForm } from "./usage-filters.ts";
 
 const COLUMNS = ["Time", "Model", "Key", "Prompt tokens", "Cached", "Completion tokens", "Cost", "Saved by caching", "Latency", "Status"];
 const NUMERIC = new Set(["Prompt tokens", "Cached", "Completion tokens", "Cost", "Saved by caching", "Latency"]);
 
-const row = (entry: UsageEntryView) =>
+/** A moment as its day and its time of day, each kept whole, so that a narrow column breaks between them only. */
+function moment(iso: string): HTMLElement {
+  const text = dateTime(iso);
+  const cut = text.lastIndexOf(", ");
+  return h("time", { datetime: iso }, h("span", { class: "nowrap" }, text.slice(0, cut + 1)), " ", h("span", { class: "nowrap" }, text.slice(cut + 2)));
+}
+
+const row = (entry: UsageEntryView, cost: HTMLElement, saved: HTMLElement) =>
   h("tr", {},
-    h("td", {}, h("time", { datetime: entry.createdAt }, dateTime(entry.createdAt))),
-    h("td", {}, entry.model),
+    h("td", {}, moment(entry.createdAt)),
+    h("td", { class: "nowrap" }, entry.model),
     h("td", {}, entry.keyName ?? "—"),
     h("td", { class: "num" }, count(entry.promptTokens)),
     h("td", { class: "num" }, count(entry.cachedTokens)),
     h("td", { class: "num" }, count(entry.completionTokens)),
-    h("td", { class: "num" }, usd(entry.costUsd)),
-    h("td", { class: "num" }, entry.cachedTokens === 0 ? "—" : usd(entry.savedUsd)),
+    h("td", { class: "num" }, cost),
+    h("td", { class: "num" }, entry.cachedTokens === 0 ? "—" : saved),
     h("td", { class: "num" }, `${count(entry.latencyMs)} ms`),
     h("td", {},
       h("span", { class: `badge ${entry.status}` }, entry.status === "success" ? "Success" : "Error"),
@@ -26,39 +34,64 @@ const row = (entry: UsageEntryView) =>
     ),
   );
 
+type Requests = { result: UsagePage } | { refused: string };
+
+/** The page of requests the address asks for, or the server's refusal of its filters or page (a 400). */
+async function requests(query: URLSearchParams): Promise<Requests> {
+  try {
+    return { result: await call<UsagePage>("GET", `/account/usage${query.size === 0 ? "" : `?${query}`}`) };
+  } catch (error) {
+    if (error instanceof ApiError && error.status === 400) return { refused: error.message };
+    throw error;
+  }
+}
+
+/** What stands in for the table when there are no rows to show, always with a way on. */
+function emptyState(filters: Record<string, string>, page: number | null, refusal: string | null): HTMLElement {
+  const firstPage = h("a", { href: pageUrl("usage", filters) }, "Go to the first page");
+  if (refusal?.startsWith("page ")) return h("p", { class: "notice info" }, "There is no such page of requests. ", firstPage, ".");
+  if (refusal !== null) return h("p", { class: "muted" }, "No requests are shown until the filters above are corrected.");
+  if (page !== null && page > 1) return h("p", { class: "notice info" }, `There are no requests on page ${page}. `, firstPage, ".");
+  return h("p", { class: "muted" }, Object.keys(filters).length > 0 ? "No requests match these filters." : "No requests yet. Requests made with your API keys appear here.");
+}
+
+function table(usage: UsageEntryView[]): HTMLElement {
+  const costs = costColumn(usage.map((e) => e.costUsd));
+  const savings = costColumn(usage.map((e) => (e.cachedTokens === 0 ? "0" : e.savedUsd)));
+  const element = h("table", { class: "usage" },
+    h("caption", { id: "usage-caption" }, "Latest requests, newest first"),
+    h("thead", {}, h("tr", {}, COLUMNS.map((c) => h("th", { scope: "col", class: NUMERIC.has(c) ? "num" : undefined }, c)))),
+    h("tbody", {}, usage.map((entry, i) => row(entry, costs[i]!, savings[i]!))),
+  );
+  return fitTable(h("div", { class: "table-scroll", tabindex: "0", role: "region", "aria-labelledby": "usage-caption" }, element), element);
+}
+
 /**
  * Spend per model over 30 days, then the latest requests page by page (`?page=N`), narrowed by
- * the filters in the address, and the CSV export of the latest 1,000.
+ * the filters in the address, and the CSV export of the latest 1,000. Filters or a page the
+ * server refuses leave the filters on screen with the reason beside them and a way back.
  */
 export async function renderUsage(root: HTMLElement): Promise<void> {
   const filters = currentFilters();
   const requested = new URLSearchParams(location.search).get("page");
   const query = new URLSearchParams({ ...filters, ...(requested === null ? {} : { page: requested }) });
-  const [result, spend, form] = await Promise.all([
-    call<UsagePage>("GET", `/account/usage${query.size === 0 ? "" : `?${query}`}`),
-    call<ModelSpend>("GET", "/account/spend/models?days=30"),
-    filterForm(),
-  ]);
-  const { page, usage } = result;
+  const [answer, spend] = await Promise.all([requests(query), call<ModelSpend>("GET", "/account/spend/models?days=30")]);
+  const refusal = "refused" in answer ? answer.refused : null;
+  // A refused page is not the filters' fault: the form stays clean and the empty state offers page 1.
+  const form = await filterForm(refusal === null || refusal.startsWith("page ") ? undefined : refusal);
+  const page = "result" in answer ? answer.result.page : null;
+  const usage = "result" in answer ? answer.result.usage : [];
   const pageLink = (n: number) => pageUrl("usage", { ...filters, page: String(n) });
-  const pager = h("nav", { class: "pager", "aria-label": "Usage pages" },
+  const pager = page === null ? null : h("nav", { class: "pager", "aria-label": "Usage pages" },
     page > 1 ? h("a", { href: pageLink(page - 1), rel: "prev" }, "← Newer") : null,
     h("span", { "aria-current": "page" }, `Page ${page}`),
-    result.hasMore ? h("a", { href: pageLink(page + 1), rel: "next" }, "Older →") : null,
+    "result" in answer && answer.result.hasMore ? h("a", { href: pageLink(page + 1), rel: "next" }, "Older →") : null,
   );
-  const filtered = Object.keys(filters).length > 0;
   root.replaceChildren(
     h("section", { class: "card", "aria-labelledby": "model-spend" }, h("h2", { id: "model-spend" }, "Spend per model, last 30 days"), modelSpendChart(spend)),
     h("p", {}, h("a", { href: `${basePath}/usage/export`, class: "button secondary", download: "" }, "Download CSV (latest 1,000 requests)")),
     form,
-    usage.length === 0
-      ? h("p", { class: "muted" }, filtered ? "No requests match these filters." : page === 1 ? "No requests yet. Requests made with your API keys appear here." : "No requests on this page.")
-      : h("div", { class: "table-scroll", tabindex: "0", role: "region", "aria-labelledby": "usage-caption" },
-        h("table", { class: "usage" },
-          h("caption", { id: "usage-caption" }, "Latest requests, newest first"),
-          h("thead", {}, h("tr", {}, COLUMNS.map((c) => h("th", { scope: "col", class: NUMERIC.has(c) ? "num" : undefined }, c)))),
-          h("tbody", {}, usage.map(row)),
-        )),
-    pager,
+    usage.length === 0 ? emptyState(filters, page, refusal) : table(usage),
+    pager ?? "",
   );
 }
