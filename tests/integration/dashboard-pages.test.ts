@@ -124,15 +124,15 @@ describeEachDialect("the dashboard's pages", (dialect) => {
     expect(await css.text()).toContain(":focus-visible");
   });
 
-  test("the top-up page carries the four packs for the script to show", async () => {
+  test("the top-up page carries the four packs for the script to show, each unavailable without Stripe", async () => {
     const html = await (await get(`${gateway().url}/dashboard/topup`, user.cookie)).text();
     const data = JSON.parse(/<script type="application\/json" id="page-data">(.*?)<\/script>/.exec(html)![1]!);
     expect(data).toEqual({
       packs: [
-        { id: "builder", name: "Builder", priceUsd: "25", creditsUsd: "30.00" },
-        { id: "pro", name: "Pro", priceUsd: "50", creditsUsd: "60.00" },
-        { id: "team", name: "Team", priceUsd: "100", creditsUsd: "120.00" },
-        { id: "scale", name: "Scale", priceUsd: "200", creditsUsd: "250.00" },
+        { id: "builder", name: "Builder", priceUsd: "25", creditsUsd: "30.00", purchasable: false },
+        { id: "pro", name: "Pro", priceUsd: "50", creditsUsd: "60.00", purchasable: false },
+        { id: "team", name: "Team", priceUsd: "100", creditsUsd: "120.00", purchasable: false },
+        { id: "scale", name: "Scale", priceUsd: "200", creditsUsd: "250.00", purchasable: false },
       ],
     });
   });
