@@ -1,27 +1,16 @@
-import { afterAll, beforeAll, expect, test } from "bun:test";
+import { beforeAll, expect, test } from "bun:test";
 import type { Store } from "../../src/core/ports.ts";
-import type { Database } from "../../src/db/database.ts";
-import { migrate } from "../../src/db/migrate.ts";
-import { createStore } from "../../src/db/store/index.ts";
-import { createTestDatabase, describeEachDialect, openTestDatabase, type TestDatabase } from "../support/databases.ts";
+import { describeEachDialect } from "../support/databases.ts";
+import { useStore } from "../support/store.ts";
 
 const NOW = Date.UTC(2026, 5, 1, 12);
 const MINUTE = 60_000;
 
 describeEachDialect("the rate-limit store", (dialect) => {
-  let testDb: TestDatabase;
-  let db: Database;
+  const opened = useStore(dialect);
   let store: Store;
-
-  beforeAll(async () => {
-    testDb = await createTestDatabase(dialect);
-    db = openTestDatabase(testDb.url);
-    await migrate(db);
-    store = createStore(db);
-  });
-  afterAll(async () => {
-    await db.close();
-    await testDb.drop();
+  beforeAll(() => {
+    store = opened().store;
   });
 
   test("checkRateLimit decides as hitRateLimit would, and records nothing", async () => {

@@ -4,6 +4,7 @@
 import { existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { freePort } from "./free-port.ts";
 
 const PG_ROOT = "/usr/lib/postgresql";
 
@@ -31,12 +32,6 @@ async function asPostgres(args: string[]): Promise<void> {
   if ((await proc.exited) !== 0) throw new Error(`${args.join(" ")} failed: ${await new Response(proc.stderr).text()}`);
 }
 
-function freePort(): number {
-  const probe = Bun.listen({ hostname: "127.0.0.1", port: 0, socket: { data() {} } });
-  const { port } = probe;
-  probe.stop(true);
-  return port;
-}
 
 export async function startOwnCluster(bin: string): Promise<OwnCluster> {
   const dir = mkdtempSync(join(tmpdir(), "gateway-pg-"));

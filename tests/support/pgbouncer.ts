@@ -3,6 +3,7 @@
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { freePort } from "./free-port.ts";
 
 const BINARY = Bun.which("pgbouncer") ?? "/usr/sbin/pgbouncer";
 // PgBouncer refuses to run as root: as root it is started as the `postgres` user (Debian's
@@ -18,12 +19,6 @@ export interface Pooler {
   stop(): Promise<void>;
 }
 
-function freePort(): number {
-  const probe = Bun.listen({ hostname: "127.0.0.1", port: 0, socket: { data() {} } });
-  const { port } = probe;
-  probe.stop(true);
-  return port;
-}
 
 /** Starts a PgBouncer of the test's own in front of `server`, on a free port with its files in a temp dir. */
 export async function startPgbouncer(server: string): Promise<Pooler> {
