@@ -26,7 +26,11 @@ export interface Account {
   signupIp: string | null;
   /** An operator: may use the console (`/dashboard/admin`, `/admin/...`). */
   isAdmin: boolean;
+  /** A person's own account, or an organization's (spent through its members' keys and its own). */
+  kind: AccountKind;
 }
+
+export type AccountKind = "person" | "organization";
 
 export interface ApiKey {
   id: string;
@@ -48,6 +52,8 @@ export interface ApiKey {
   allowedModels: string[] | null;
   /** Addresses and CIDR ranges this key may be used from; null: any address. */
   allowedIps: string[] | null;
+  /** An organization's key made by a member, who owns it; null for personal keys and organization keys. */
+  ownerId: string | null;
 }
 
 export type KeyKind = "api" | "management";

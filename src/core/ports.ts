@@ -14,6 +14,7 @@ import type { DashboardStore } from "./usage/history.ts";
 import type { UsageExportStore } from "./usage/export.ts";
 import type { ResponsesStore } from "./responses/stored.ts";
 import type { WebhookStore } from "./webhooks/store.ts";
+import type { OrgStore } from "./orgs/store.ts";
 import type {
   AccountStore, HealthStore, KeyManagementStore, KeyStore, ModelStore, RateLimitStore, UserStore,
 } from "./store.ts";
@@ -21,4 +22,4 @@ import type {
 export type Store = ModelStore & HealthStore & AccountStore & KeyStore & RateLimitStore & DashboardStore
   & UserStore & SessionStore & KeyManagementStore & UsageExportStore & BillingStore
   & CheckoutStore & CheckoutEventStore & AlertStore & AuditStore & AccountSecurityStore & AdminAccountStore & AdminStatsStore
-  & ModelSpendStore & ReceiptStore & ResponsesStore & WebhookStore;
+  & ModelSpendStore & ReceiptStore & ResponsesStore & WebhookStore & OrgStore;

@@ -29,7 +29,7 @@ export interface HealthStore {
 // The records most ports share, named here too for the store's users.
 export type { Account, ApiKey } from "./entities.ts";
 
-type LedgerKind = "grant" | "purchase" | "charge" | "adjustment";
+type LedgerKind = "grant" | "purchase" | "charge" | "adjustment" | "transfer";
 
 /** An account made by the operator (the CLI): its e-mail counts as verified. */
 export interface NewAccount {
@@ -78,6 +78,8 @@ export interface NewKey {
   kind?: KeyKind;
   allowedModels?: string[] | null;
   allowedIps?: string[] | null;
+  /** An organization member's own key: the member; absent for personal and organization keys. */
+  ownerId?: string | null;
   now: number;
 }
 

@@ -15,6 +15,7 @@ import { accountSecurityRoutes } from "./routes/account/security.ts";
 import { adminRoutes } from "./routes/admin.ts";
 import { authRoutes } from "./routes/account/auth.ts";
 import { checkoutRoutes } from "./routes/account/checkout.ts";
+import { orgRoutes } from "./routes/account/orgs.ts";
 import { dashboardApiRoutes } from "./routes/account/history.ts";
 import { estimatorRoutes } from "./routes/estimator.ts";
 import { keyRoutes } from "./routes/account/keys.ts";
@@ -63,7 +64,8 @@ export function createApp(deps: AppDeps, leases = new LeaseKeeper(deps.store, de
     .use(settingsRoutes(deps))
     .use(webhookSettingsRoutes(deps))
     .use(usageRoutes(deps))
-    .use(checkoutRoutes(deps));
+    .use(checkoutRoutes(deps))
+    .use(orgRoutes(deps));
 }
 
 export interface RunningServer {

@@ -7,11 +7,15 @@ import { managementKeyCaller, type AccountCaller } from "../core/keys/management
 import { looksLikeManagementKey } from "../core/keys/secret.ts";
 import type { Account, AccountStore, KeyManagementStore, KeyStore, SessionStore } from "../core/store.ts";
 import { bearerToken } from "./bearer.ts";
+import { signedInAccount } from "../core/accounts/sign-in.ts";
+import { ORG_NOT_FOUND } from "../core/orgs/roles.ts";
+import type { OrgStore } from "../core/orgs/store.ts";
 import { refuseCrossSiteWrite } from "./csrf.ts";
 
 interface SessionDeps {
   config: Config;
-  store: SessionStore & Pick<AccountSecurityStore, "touchSession"> & KeyStore & Pick<AccountStore, "getAccount"> & Pick<KeyManagementStore, "markKeyUsed">;
+  store: SessionStore & Pick<AccountSecurityStore, "touchSession"> & KeyStore & Pick<AccountStore, "getAccount">
+    & Pick<KeyManagementStore, "markKeyUsed"> & Pick<OrgStore, "findOrg" | "findMembership">;
   now: () => number;
 }
 
@@ -82,5 +86,18 @@ export const accountCallerPlugin = (deps: SessionDeps) =>
     const token = bearerToken(request.headers.get("authorization"));
     if (token !== undefined && looksLikeManagementKey(token)) return { session: await managementKeyCaller(deps.store, token, deps.now()) };
     const { account } = await signedInSession(deps, request, set);
-    return { session: { account, managementKey: null } };
+    const orgId = new URL(request.url).searchParams.get("org");
+    return { session: orgId ? await actingFor(deps, orgId, { account, managementKey: null }) : { account, managementKey: null } };
   });
+
+/**
+ * `?org={id}`: the signed-in person acts for an organization it belongs to, with its role
+ * there; an organization it does not belong to is answered as one that does not exist.
+ */
+async function actingFor(deps: SessionDeps, orgId: string, person: AccountCaller): Promise<AccountCaller> {
+  const { id: personId, email: personEmail } = signedInAccount(person, MESSAGES.accountNotFound);
+  const membership = await deps.store.findMembership(orgId, personId);
+  if (!membership) throw new AppError("not_found", ORG_NOT_FOUND);
+  const { org, role } = membership;
+  return { account: await deps.store.getAccount(org.id), managementKey: null, org: { id: org.id, name: org.name, role, personId, personEmail } };
+}

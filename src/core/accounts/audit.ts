@@ -21,6 +21,16 @@ export const AUDIT_EVENT_TYPES = [
   "unbanned",
   // An operator's catalog edit (enable, disable, prices), recorded on the operator's own account.
   "model_updated",
+  // Organizations: recorded on the organization's account, naming who acted; a transfer also on the person's.
+  "org_created",
+  "org_renamed",
+  "org_deleted",
+  "invitation_sent",
+  "invitation_revoked",
+  "member_joined",
+  "member_changed",
+  "member_removed",
+  "credits_transferred",
 ] as const;
 
 export type AuditEventType = (typeof AUDIT_EVENT_TYPES)[number];

@@ -18,7 +18,7 @@ const RESETS_PER_ADDRESS_PER_HOUR = 3;
 const RESENDS_PER_HOUR = { limit: 5, windowMs: HOUR_MS };
 
 /** A link token from a request body: a string of the shape the gateway issues, else no token at all. */
-function linkToken(value: unknown): string {
+export function linkToken(value: unknown): string {
   // Issued tokens are 43 base64url characters; anything else cannot match and is not looked up.
   if (typeof value !== "string" || !/^[A-Za-z0-9_-]{43}$/.test(value)) throw new AppError("invalid_request_error", MESSAGES.invalidLink);
   return value;

@@ -47,3 +47,7 @@ export function secondsUntilFits(
   // A bucket of minute m is outside the window from the start of minute m + 60.
   return Math.max(1, Math.ceil(((fitsFrom + WINDOW_MINUTES) * MINUTE_MS - now) / 1000));
 }
+
+const DAY_MS = 24 * 60 * 60 * 1000;
+/** A member's daily cap counts the UTC day: its settled spend is one bucket, at the day's first minute. */
+export const dayMinuteOf = (time: number): number => minuteOf(time - (time % DAY_MS));

@@ -26,6 +26,8 @@ export interface ReservationSnapshot {
     open: OpenReservations;
     hour: HourWindow;
   };
+  /** An organization member's daily cap (UTC day) and what its keys spent today or hold now; absent without a cap. */
+  member?: { cap: Nanos; committed: Nanos };
 }
 
 export interface ReservationPolicy {
@@ -87,7 +89,7 @@ interface SpendCap {
   refuse(hint: string): AppError;
 }
 
-/** The caps on amounts, each group in the order it is checked: the hourly ceilings, then the key's lifetime limit and the balance. */
+/** The caps on amounts, each group in the order it is checked: the hourly ceilings, then the key's lifetime limit, a member's daily cap and the balance. */
 function spendCaps(s: ReservationSnapshot, amount: Nanos, policy: ReservationPolicy, now: number) {
   const hourly: SpendCap[] = [];
   const lifetime: SpendCap[] = [];
@@ -117,6 +119,18 @@ function spendCaps(s: ReservationSnapshot, amount: Nanos, policy: ReservationPol
         new AppError(
           "insufficient_credits",
           `${KEY_LIMIT_REFUSALS.credit}: the key's limit is ${usd(creditLimit)}, ${usd(committed)} is spent or reserved, and this request may cost up to ${usd(amount)}${hint}`,
+          { shouldRetry: false },
+        ),
+    });
+  }
+  const { member } = s;
+  if (member) {
+    lifetime.push({
+      room: member.cap - member.committed,
+      refuse: (hint) =>
+        new AppError(
+          "insufficient_credits",
+          `Member daily spend cap exceeded: your cap in this organization is ${usd(member.cap)} per day (UTC), ${usd(member.committed)} is spent or reserved today, and this request may cost up to ${usd(amount)}${hint}`,
           { shouldRetry: false },
         ),
     });
@@ -153,7 +167,7 @@ function requestCapRefusal(key: ReservationSnapshot["key"], now: number): AppErr
  * reserve. Every limit is a hard cap: what the window (or the key's lifetime) settled, plus the
  * open reservations it counts, plus this request, must stay within it. Limits are checked in the
  * order a client can act on them: concurrency, hourly ceilings (account spend, key spend, key
- * requests), the key's lifetime limit, then the balance. A refusal over an amount names, when
+ * requests), the key's lifetime limit, a member's daily cap, then the balance. A refusal over an amount names, when
  * `costOf` is known, the largest output ceiling (`max_tokens`, or the API's name for it) that
  * every cap on amounts would let through.
  */

@@ -9,7 +9,7 @@ import type { ReservationPolicy } from "./reservation.ts";
 export interface NewReservation {
   account: { id: string };
   /** The key's limits as authentication read them. */
-  key: { id: string; creditLimit: Nanos | null; usdPerHour: Nanos | null; requestsPerHour: number | null };
+  key: { id: string; creditLimit: Nanos | null; usdPerHour: Nanos | null; requestsPerHour: number | null; ownerId?: string | null };
   /** Resolved model ID, and the ID the client asked for. */
   model: string;
   requestedModel: string;
@@ -81,7 +81,7 @@ export interface AccountAudit {
   balance: Nanos;
   /** Sum of the ledger's entries; equals `balance`. */
   ledgerSum: Nanos;
-  /** Sum of the ledger's credits (grants, purchases, positive adjustments). */
+  /** Sum of the ledger's entries other than charges (grants, purchases, adjustments, transfers). */
   credited: Nanos;
   /** Sum of the usage logs' costs; equals the charges in the ledger. */
   usageCost: Nanos;

@@ -5,12 +5,16 @@ import { AppError, MESSAGES } from "../errors.ts";
 import type { Account, ApiKey } from "../entities.ts";
 import type { AccountStore, KeyManagementStore, KeyStore } from "../store.ts";
 import { hashKey, keyStatus } from "./secret.ts";
+import { manages, type OrgAccess } from "../orgs/roles.ts";
+import type { OrgStore } from "../orgs/store.ts";
 
 /** Who calls an account endpoint: a session's account, or a management key's. */
 export interface AccountCaller {
   account: Account | null;
   /** The management key the call is made with; null for a signed-in session. */
   managementKey: ApiKey | null;
+  /** Acting for an organization (`?org=`, or a management key of one): then `account` is the organization's. */
+  org?: OrgAccess | null;
 }
 
 /**
@@ -19,7 +23,7 @@ export interface AccountCaller {
  * judged by the route, as a session's is.
  */
 export async function managementKeyCaller(
-  store: KeyStore & Pick<AccountStore, "getAccount"> & Pick<KeyManagementStore, "markKeyUsed">,
+  store: KeyStore & Pick<AccountStore, "getAccount"> & Pick<KeyManagementStore, "markKeyUsed"> & Pick<OrgStore, "findOrg">,
   token: string,
   now: number,
 ): Promise<AccountCaller> {
@@ -29,7 +33,10 @@ export async function managementKeyCaller(
   }
   // Listed like any key: when it was last used tells its owner whether a script still holds it.
   await store.markKeyUsed(found.key.id, now);
-  return { account: await store.getAccount(found.key.accountId), managementKey: found.key };
+  const account = await store.getAccount(found.key.accountId);
+  // An organization's management key acts as its admins do, for no person.
+  const org = account?.kind === "organization" ? await store.findOrg(account.id) : null;
+  return { account, managementKey: found.key, org: org && { id: org.id, name: org.name, role: "admin", personId: null, personEmail: null } };
 }
 
 /**
@@ -47,6 +54,9 @@ export function assertMayIssue(caller: AccountCaller, kind: ApiKey["kind"]): voi
   }
 }
 
-/** The keys a caller sees and acts on: a management key's caller sees the account's API keys only. */
+/**
+ * The keys a caller sees and acts on: a management key's caller sees the account's API keys
+ * only, and an organization's member only the keys it owns.
+ */
 export const visibleTo = (caller: AccountCaller) => (key: ApiKey): boolean =>
-  caller.managementKey === null || key.kind === "api";
+  (caller.managementKey === null || key.kind === "api") && (!caller.org || manages(caller.org.role) || key.ownerId === caller.org.personId);

@@ -167,6 +167,8 @@ export const keyListView = (key: ApiKey, now: number) => ({
   total_requests: key.totalRequests,
   total_spend_usd: formatUsd(key.totalSpend, 6),
   ...restrictions(key, "allowedModels", "allowedIps"),
+  // In an organization, the member who owns the key; organization keys have none.
+  ...(key.ownerId === null ? {} : { ownerId: key.ownerId }),
 });
 
 /**
@@ -205,10 +207,12 @@ function mintKey(kind: KeyKind): { secret: string; prefix: string; hash: string 
  * Who acted on a key, for the audit log: the caller's IP (null for the operator's CLI) and,
  * when a script acted with a management key, that key.
  */
-export type KeyActor = { ip: string | null; managementKey?: Pick<ApiKey, "name" | "prefix"> };
+/** Who acts on a key; `person` names the member acting in an organization. */
+export type KeyActor = { ip: string | null; managementKey?: Pick<ApiKey, "name" | "prefix">; person?: string };
 
 const actedBy = (actor: KeyActor): string => {
   if (actor.managementKey) return `with management key "${actor.managementKey.name}" (${actor.managementKey.prefix}…)`;
+  if (actor.person) return `by ${actor.person}`;
   return actor.ip === null ? "by the operator" : "from the dashboard";
 };
 
@@ -224,10 +228,12 @@ const keyAudit = (store: AuditStore, type: "key_created" | "key_rotated" | "key_
  */
 export async function issueKey(
   store: KeyStore & KeyManagementStore & AuditStore,
-  input: { accountId: string; fields: KeyFields; kind: KeyKind; origin: "dashboard" | "cli"; now: number } & KeyActor,
+  input: { accountId: string; fields: KeyFields; kind: KeyKind; origin: "dashboard" | "cli"; ownerId?: string | null; now: number } & KeyActor,
 ): Promise<{ key: ApiKey; secret: string }> {
   const { secret, prefix, hash } = mintKey(input.kind);
-  const newKey: NewKey = { accountId: input.accountId, ...input.fields, kind: input.kind, prefix, hash, origin: input.origin, now: input.now };
+  const newKey: NewKey = {
+    accountId: input.accountId, ...input.fields, kind: input.kind, prefix, hash, origin: input.origin, ownerId: input.ownerId ?? null, now: input.now,
+  };
   const result = input.origin === "cli" ? { created: await store.createKey(newKey) } : await store.createKeyWithinLimit(newKey, KEY_GENERATION_LIMIT);
   if ("retryAfterSeconds" in result) {
     throw new AppError("rate_limit_error", MESSAGES.keyRateLimited, { retryAfterSeconds: result.retryAfterSeconds });

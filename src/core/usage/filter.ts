@@ -4,6 +4,8 @@ import { AppError } from "../errors.ts";
 /** What the dashboard's usage table may be narrowed to; every field is optional. */
 export interface UsageFilter {
   keyId?: string;
+  /** An organization's member: the usage of the keys it owns. */
+  memberId?: string;
   model?: string;
   status?: "success" | "error";
   /** Epoch ms, inclusive: the start of the `from` UTC day. */
@@ -28,7 +30,8 @@ const present = (raw: string | undefined): raw is string => raw !== undefined &&
 const CONTROL = /\p{Cc}/u;
 
 /**
- * The filters of `GET /account/usage`: `key` (a key's id), `model` (a catalog ID), `status`
+ * The filters of `GET /account/usage`: `key` (a key's id), `member` (an organization member's
+ * user id), `model` (a catalog ID), `status`
  * (`success` or `error`), and `from` / `to`, UTC days, both included. Empty means no filter.
  */
 export function parseUsageFilter(query: Record<string, string | undefined>): UsageFilter {
@@ -36,6 +39,10 @@ export function parseUsageFilter(query: Record<string, string | undefined>): Usa
   if (present(query.key)) {
     if (query.key.length > 64 || CONTROL.test(query.key)) throw invalid("key must be a key's id");
     filter.keyId = query.key;
+  }
+  if (present(query.member)) {
+    if (query.member.length > 64 || CONTROL.test(query.member)) throw invalid("member must be a member's user id");
+    filter.memberId = query.member;
   }
   if (present(query.model)) {
     if (query.model.length > 128) throw invalid("model must be at most 128 characters");

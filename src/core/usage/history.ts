@@ -19,6 +19,8 @@ export interface UsageLogEntry extends UsageExportRow {
   /** Null when the request had no key (or the key row is gone). */
   keyName: string | null;
   keyPrefix: string | null;
+  /** In an organization, the member who owns the key; null for personal and organization keys. */
+  memberEmail: string | null;
   error: string | null;
 }
 
@@ -60,6 +62,8 @@ export const usageLogView = (log: UsageLogEntry) => ({
   requestedModel: log.requestedModel,
   keyName: log.keyName,
   keyPrefix: log.keyPrefix,
+  // Only in an organization: who spent through the key.
+  ...(log.memberEmail === null ? {} : { memberEmail: log.memberEmail }),
   promptTokens: log.promptTokens,
   completionTokens: log.completionTokens,
   cachedTokens: log.cachedTokens,

@@ -37,7 +37,25 @@ export const accounts = sqliteTable("accounts", {
   totpLastStep: bigint("totp_last_step"),
   // An operator: may use /dashboard/admin and the /admin endpoints (gateway users promote).
   isAdmin: bigint("is_admin").notNull().default(0),
+  // `person`, or `organization` (spent by people through memberships; its e-mail a placeholder).
+  kind: text("kind").notNull().default("person"),
 }, (t) => [uniqueIndex("accounts_email_unique").on(t.email)]);
+
+// An organization's name; its balance, ledger, keys and settings are its account's (same id).
+export const organizations = sqliteTable("organizations", { id: text("id").primaryKey(), name: text("name").notNull(), createdAt: bigint("created_at").notNull() });
+
+// Who belongs to an organization, its role (`owner`, `admin`, `member`) and its daily cap (null: none).
+export const memberships = sqliteTable("memberships", {
+  orgId: text("org_id").notNull(), userId: text("user_id").notNull(), role: text("role").notNull(),
+  spendCapNanosPerDay: money("spend_cap_nanos_per_day"), joinedAt: bigint("joined_at").notNull(),
+}, (t) => [primaryKey({ columns: [t.orgId, t.userId] }), index("memberships_user_idx").on(t.userId)]);
+
+// Invitations by e-mail: the token stored only as SHA-256, single use, 7 days; a resend replaces it.
+export const invitations = sqliteTable("invitations", {
+  id: text("id").primaryKey(), orgId: text("org_id").notNull(), email: text("email").notNull(), role: text("role").notNull(),
+  tokenHash: text("token_hash").notNull(), invitedBy: text("invited_by").notNull(), createdAt: bigint("created_at").notNull(),
+  expiresAt: bigint("expires_at").notNull(), acceptedAt: bigint("accepted_at"), revokedAt: bigint("revoked_at"),
+}, (t) => [uniqueIndex("invitations_token_unique").on(t.tokenHash), index("invitations_org_idx").on(t.orgId, t.createdAt)]);
 
 export const ledgerEntries = sqliteTable("ledger_entries", {
   id: text("id").primaryKey(),
@@ -73,6 +91,8 @@ export const apiKeys = sqliteTable("api_keys", {
   // JSON arrays of catalog IDs and of addresses or CIDR ranges; null: no restriction.
   allowedModels: text("allowed_models"),
   allowedIps: text("allowed_ips"),
+  // In an organization, the member who made and owns the key; null for personal and organization keys.
+  ownerId: text("owner_id"),
 }, (t) => [
   uniqueIndex("api_keys_hash_unique").on(t.hash),
   index("api_keys_account_idx").on(t.accountId, t.createdAt),
@@ -160,9 +180,7 @@ export const recoveryCodes = sqliteTable("recovery_codes", {
 }, (t) => [index("recovery_codes_account_idx").on(t.accountId)]);
 
 export const freeCreditClaims = sqliteTable("free_credit_claims", {
-  email: text("email").primaryKey(),
-  accountId: text("account_id").notNull(),
-  createdAt: bigint("created_at").notNull(),
+  email: text("email").primaryKey(), accountId: text("account_id").notNull(), createdAt: bigint("created_at").notNull(),
 });
 
 export const models = sqliteTable("models", {
@@ -196,11 +214,7 @@ export const checkoutSessions = sqliteTable("checkout_sessions", {
   receiptUrl: text("receipt_url"),
 }, (t) => [index("checkout_sessions_account_idx").on(t.accountId, t.createdAt)]);
 
-export const webhookEvents = sqliteTable("webhook_events", {
-  id: text("id").primaryKey(),
-  type: text("type").notNull(),
-  processedAt: bigint("processed_at").notNull(),
-});
+export const webhookEvents = sqliteTable("webhook_events", { id: text("id").primaryKey(), type: text("type").notNull(), processedAt: bigint("processed_at").notNull() });
 
 // Every e-mail the gateway sends: low-balance alerts (kind `low_balance`, written from the
 // balance and threshold when sent) and account mails (kind `account`: verification, reset),

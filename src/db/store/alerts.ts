@@ -1,8 +1,9 @@
 import { alertTransition, type AlertStore, type PendingAlert } from "../../core/alerts/low-balance.ts";
 import { nanos, type Nanos } from "../../core/money.ts";
 import type { Database } from "../database.ts";
+import { orgPlaceholderEmail } from "./orgs/orgs.ts";
 import type { Dialect } from "../migration-files.ts";
-import { big, bigOrNull, exec, int, rows, type Row, type Work } from "../sql.ts";
+import { big, bigOrNull, exec, first, int, rows, type Row, type Work } from "../sql.ts";
 import { queueBalanceLowEvent } from "./webhooks.ts";
 
 /** The account columns appendLedger reads back after moving a balance, for the alert. */
@@ -61,7 +62,22 @@ function* claimDueAlerts(dialect: Dialect, input: Parameters<AlertStore["claimDu
      RETURNING id, account_id, email, kind, balance_nanos, threshold_nanos, subject, body, created_at, attempts`,
     input.claimUntil, input.now, input.limit, input.now,
   );
-  return claimed.map(toPendingAlert).sort((a, b) => a.createdAt - b.createdAt);
+  const alerts = claimed.map(toPendingAlert).sort((a, b) => a.createdAt - b.createdAt);
+  for (const alert of alerts) if (alert.kind === "low_balance" && alert.email === orgPlaceholderEmail(alert.accountId)) alert.email = yield* orgRecipient(alert.accountId);
+  return alerts;
+}
+
+/**
+ * An organization's e-mails (its low-balance alert) go to its first owner: the placeholder its
+ * account row holds, which every settlement path copies, is no address.
+ */
+function* orgRecipient(orgId: string): Work<string> {
+  const owner = yield* first(
+    `SELECT a.email FROM memberships m JOIN accounts a ON a.id = m.user_id WHERE m.org_id = ? AND m.role = 'owner'
+     ORDER BY m.joined_at, m.user_id LIMIT 1`,
+    orgId,
+  );
+  return (owner?.email as string | undefined) ?? orgPlaceholderEmail(orgId);
 }
 
 export const alertStore = (db: Database): AlertStore => ({

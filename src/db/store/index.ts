@@ -7,6 +7,7 @@ import { accountStore } from "./accounts/records.ts";
 import { adminStore } from "./admin.ts";
 import { alertStore } from "./alerts.ts";
 import { webhookStore } from "./webhooks.ts";
+import { orgStore } from "./orgs/index.ts";
 import { auditStore } from "./accounts/audit.ts";
 import { billingStore } from "./billing/index.ts";
 import { checkoutStore } from "./checkout/sessions.ts";
@@ -42,6 +43,7 @@ export function createStore(db: Database): Store {
     ...accountLinkStore(db),
     ...accountGuardStore(db),
     ...responsesStore(db),
+    ...orgStore(db),
     ping: async () => {
       await db.run(first("SELECT 1 AS ok"));
     },

@@ -5,7 +5,7 @@ import type { Row } from "../sql.ts";
 import { record } from "../typed.ts";
 
 export const ACCOUNT_COLUMNS = `id, email, created_at, balance_nanos, reserved_nanos, inflight, alert_threshold_nanos,
-  spend_limit_nanos, banned_at, deleted_at, email_verified_at, totp_enabled_at, signup_ip, is_admin`;
+  spend_limit_nanos, banned_at, deleted_at, email_verified_at, totp_enabled_at, signup_ip, is_admin, kind`;
 
 /** An account's record as the account entity. */
 export const toAccount = (r: typeof accounts.$inferSelect): Account => ({
@@ -23,13 +23,14 @@ export const toAccount = (r: typeof accounts.$inferSelect): Account => ({
   totpEnabledAt: r.totpEnabledAt,
   signupIp: r.signupIp,
   isAdmin: r.isAdmin === 1,
+  kind: r.kind === "organization" ? "organization" : "person",
 });
 
 /** A row of hand-written SQL that selected `ACCOUNT_COLUMNS`, as the account entity. */
 export const accountFromRow = (row: Row): Account => toAccount(record(accounts, row));
 
 export const KEY_COLUMNS = `id, account_id, name, prefix, created_at, last_used_at, expires_at, revoked_at,
-  credit_limit_nanos, usd_per_hour_nanos, requests_per_hour, total_requests, total_spend_nanos, kind, allowed_models, allowed_ips`;
+  credit_limit_nanos, usd_per_hour_nanos, requests_per_hour, total_requests, total_spend_nanos, kind, allowed_models, allowed_ips, owner_id`;
 
 /** A key's record as the API-key entity. */
 export const toKey = (r: typeof apiKeys.$inferSelect): ApiKey => ({
@@ -49,6 +50,7 @@ export const toKey = (r: typeof apiKeys.$inferSelect): ApiKey => ({
   kind: r.kind === "management" ? "management" : "api",
   allowedModels: listOrNull(r.allowedModels),
   allowedIps: listOrNull(r.allowedIps),
+  ownerId: r.ownerId,
 });
 
 /** A JSON array column: null (or an empty list) is no restriction. */

@@ -80,7 +80,7 @@ describe("session tokens", () => {
 describe("signedInAccount", () => {
   const account: Account = {
     id: "a", email: "a@example.com", createdAt: 0, balance: nanos(0), reserved: nanos(0), inflight: 0,
-    alertThreshold: null, spendLimit: null, bannedAt: null, deletedAt: null, emailVerifiedAt: null, totpEnabledAt: null, signupIp: null, isAdmin: false,
+    alertThreshold: null, spendLimit: null, bannedAt: null, deletedAt: null, emailVerifiedAt: null, totpEnabledAt: null, signupIp: null, isAdmin: false, kind: "person",
   };
 
   test.each([

@@ -20,7 +20,7 @@ const refusal = (run: () => unknown): string | null => {
 
 const account = (change: Partial<Account> = {}): Account => ({
   id: "a", email: "op@example.com", createdAt: 0, balance: nanos(0), reserved: nanos(0), inflight: 0, alertThreshold: null,
-  spendLimit: null, bannedAt: null, deletedAt: null, emailVerifiedAt: 0, totpEnabledAt: null, signupIp: null, isAdmin: true, ...change,
+  spendLimit: null, bannedAt: null, deletedAt: null, emailVerifiedAt: 0, totpEnabledAt: null, signupIp: null, isAdmin: true, kind: "person", ...change,
 });
 
 describe("requireOperator", () => {

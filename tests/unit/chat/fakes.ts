@@ -30,7 +30,7 @@ export const CALLER: Caller = {
   key: {
     id: "key-1", accountId: "acct-1", name: "test", prefix: "gw-0123456", createdAt: 0, lastUsedAt: null, expiresAt: null,
     revokedAt: null, creditLimit: null, usdPerHour: null, requestsPerHour: null, totalRequests: 0, totalSpend: nanos(0),
-    kind: "api", allowedModels: null, allowedIps: null,
+    kind: "api", allowedModels: null, allowedIps: null, ownerId: null,
   },
   account: { id: "acct-1", bannedAt: null, deletedAt: null },
 };

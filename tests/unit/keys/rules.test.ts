@@ -107,6 +107,7 @@ const KEY: ApiKey = {
   kind: "api",
   allowedModels: null,
   allowedIps: null,
+  ownerId: null,
 };
 
 describe("keyListView", () => {

@@ -6,7 +6,7 @@ import { nanos } from "../../../src/core/money.ts";
 
 const entry = (i: number): UsageLogEntry => ({
   id: `log-${i}`, createdAt: i, model: "gpt-5.4-mini", requestedModel: "gpt-5.4-mini", promptTokens: 1, completionTokens: 2,
-  cost: nanos(3), latencyMs: 4, status: "success", keyName: "k", keyPrefix: "gw-abcdefg", error: null, cachedTokens: 0, saved: nanos(0),
+  cost: nanos(3), latencyMs: 4, status: "success", keyName: "k", keyPrefix: "gw-abcdefg", memberEmail: null, error: null, cachedTokens: 0, saved: nanos(0),
 });
 
 /** A store holding `total` logs, recording what it is asked for. */

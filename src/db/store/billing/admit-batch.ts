@@ -5,7 +5,7 @@ import { ASYNC_COMMIT } from "./async-commit.ts";
 /**
  * Postgres only: admits the requests of a batch (see `batched`) in one statement, and so one
  * round trip and one commit, when nothing but the balance and the concurrency limit can refuse
- * them (the key's limits as it was just looked up, the account's safety limit in the
+ * them on a personal account (the key's limits as it was just looked up, the account's safety limit in the
  * statement). Per account it is all or nothing: the batch's requests of an account are admitted
  * together if the locked, latest row has room and balance for all of them. Account rows are
  * locked in id order, as every batch does, so that concurrent batches cannot deadlock. Returns
@@ -29,7 +29,7 @@ export function* admitMany(items: NewReservation[]): Work<(string | null)[]> {
        UPDATE accounts a SET reserved_nanos = a.reserved_nanos + p.amount, inflight = a.inflight + p.requests
        FROM per_account p WHERE a.id = ANY(?::text[]) AND a.id = p.account_id AND a.id IN (SELECT id FROM locked)
          AND a.inflight + p.requests <= p.max_inflight AND a.balance_nanos - a.reserved_nanos >= p.amount
-         AND a.spend_limit_nanos IS NULL
+         AND a.spend_limit_nanos IS NULL AND a.kind = 'person'
        RETURNING a.id)
      INSERT INTO reservations (id, account_id, key_id, model, requested_model, amount_nanos, created_at, lease_expires_at)
      SELECT id, account_id, key_id, model, requested_model, amount_nanos, created_at, lease_expires_at

@@ -14,7 +14,8 @@ import { hasKeyLimits } from "./reserve.ts";
  * through and nothing but the balance and the concurrency limit can refuse it, the reservation
  * held, in one statement and so one round trip (the lookup alone was ~160 µs of a lone
  * request's time). The conditions on the key repeat `keyRefusal`'s, `hasKeyLimits`'s and `isRestricted`'s; those on
- * the account are read from its row as locked, as `admitMany` reads them. Returns the key's row
+ * the account are read from its row as locked, as `admitMany` reads them (an organization's
+ * requests, with their per-person concurrency and members' caps, are left to `reserve`). Returns the key's row
  * as the lookup does (none when unknown) and whether it was admitted.
  */
 const ADMIT_ALONE = `WITH ${ASYNC_COMMIT},
@@ -25,7 +26,7 @@ const ADMIT_ALONE = `WITH ${ASYNC_COMMIT},
          AND k.revoked_at IS NULL AND (k.expires_at IS NULL OR k.expires_at >= $3::bigint)
          AND k.credit_limit_nanos IS NULL AND k.usd_per_hour_nanos IS NULL AND k.requests_per_hour IS NULL
          AND k.allowed_models IS NULL AND k.allowed_ips IS NULL AND k.kind = 'api'
-         AND a.deleted_at IS NULL AND a.banned_at IS NULL AND a.spend_limit_nanos IS NULL
+         AND a.deleted_at IS NULL AND a.banned_at IS NULL AND a.spend_limit_nanos IS NULL AND a.kind = 'person'
          AND a.inflight + 1 <= $4::bigint AND a.balance_nanos - a.reserved_nanos >= $2::bigint
        RETURNING a.id),
      reserved AS (

@@ -6,7 +6,7 @@ export function* auditAccount(accountId: string): Work<AccountAudit | null> {
   const row = yield* first(
     `SELECT a.balance_nanos, a.reserved_nanos,
        (SELECT COALESCE(SUM(amount_nanos), 0) FROM ledger_entries WHERE account_id = a.id) AS ledger_sum,
-       (SELECT COALESCE(SUM(amount_nanos), 0) FROM ledger_entries WHERE account_id = a.id AND amount_nanos > 0) AS credited,
+       (SELECT COALESCE(SUM(amount_nanos), 0) FROM ledger_entries WHERE account_id = a.id AND kind <> 'charge') AS credited,
        (SELECT COALESCE(SUM(cost_nanos), 0) FROM usage_logs WHERE account_id = a.id) AS usage_cost,
        (SELECT COUNT(*) FROM reservations WHERE account_id = a.id) AS open_reservations
      FROM accounts a WHERE a.id = ?`,

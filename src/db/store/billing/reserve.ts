@@ -5,7 +5,9 @@ import type { Dialect } from "../../migration-files.ts";
 import { big, exec, first, int, type Work } from "../../sql.ts";
 import { SET_ASYNC_COMMIT } from "./async-commit.ts";
 import { queueWebhookEvent } from "../webhooks.ts";
-import { accountScope, hourWindows, keyScope } from "./windows.ts";
+import { accountScope, hourWindows, keyScope, memberScope } from "./windows.ts";
+import { dayMinuteOf } from "../../../core/billing/hour-window.ts";
+import { AppError } from "../../../core/errors.ts";
 
 export const hasKeyLimits = (key: NewReservation["key"]) =>
   key.creditLimit !== null || key.usdPerHour !== null || key.requestsPerHour !== null;
@@ -14,12 +16,13 @@ export const hasKeyLimits = (key: NewReservation["key"]) =>
  * What `decideReservation` needs, read after the account row's lock is taken. That lock also
  * holds the key still: a key belongs to one account, and every reservation, settlement and
  * release of it takes the account's row before touching the key's reservations, counters or
- * windows, so none of them can change between these reads and the insert.
+ * windows, so none of them can change between these reads and the insert. Null for a key of
+ * an organization whose member was removed since the key was looked up.
  */
-function* readSnapshot(dialect: Dialect, input: NewReservation): Work<ReservationSnapshot> {
+function* readSnapshot(dialect: Dialect, input: NewReservation): Work<ReservationSnapshot | null> {
   const { account, key, now } = input;
   const locked = yield* first(
-    `SELECT balance_nanos, reserved_nanos, inflight, spend_limit_nanos FROM accounts WHERE id = ?${dialect === "postgres" ? " FOR UPDATE" : ""}`,
+    `SELECT balance_nanos, reserved_nanos, inflight, spend_limit_nanos, kind FROM accounts WHERE id = ?${dialect === "postgres" ? " FOR UPDATE" : ""}`,
     account.id,
   );
   if (!locked) throw new Error(`reservation for unknown account ${account.id}`);
@@ -35,8 +38,11 @@ function* readSnapshot(dialect: Dialect, input: NewReservation): Work<Reservatio
         key.id,
       )
     : undefined;
+  const org = locked.kind === "organization" ? yield* readOrgShare(input) : undefined;
+  if (org === null) return null;
   return {
-    inflight: int(locked.inflight),
+    inflight: org ? org.inflight : int(locked.inflight),
+    ...(org?.member ? { member: org.member } : {}),
     available: nanos(big(locked.balance_nanos) - big(locked.reserved_nanos)),
     reserved: nanos(big(locked.reserved_nanos)),
     accountSpendLimit: spendLimit,
@@ -50,6 +56,32 @@ function* readSnapshot(dialect: Dialect, input: NewReservation): Work<Reservatio
       hour: windows.get(keyScope(key.id)) ?? [],
     },
   };
+}
+
+/**
+ * An organization's request, read under its account's lock: the concurrency limit is per
+ * person (a member's keys share one, each organization key has its own), and a member with a
+ * cap has what its keys settled today and hold now. A member removed since the key was looked
+ * up has no membership (its key was revoked in the same transaction): null.
+ */
+function* readOrgShare(input: NewReservation): Work<{ inflight: number; member: ReservationSnapshot["member"] | null } | null> {
+  const owner = input.key.ownerId ?? null;
+  if (owner === null) {
+    const open = yield* first("SELECT COUNT(*) AS n FROM reservations WHERE key_id = ?", input.key.id);
+    return { inflight: int(open?.n), member: null };
+  }
+  const membership = yield* first("SELECT spend_cap_nanos_per_day AS cap FROM memberships WHERE org_id = ? AND user_id = ?", input.account.id, owner);
+  if (!membership) return null;
+  const open = yield* first(
+    `SELECT COUNT(*) AS n, COALESCE(SUM(r.amount_nanos), 0) AS amount FROM reservations r JOIN api_keys k ON k.id = r.key_id
+     WHERE r.account_id = ? AND k.owner_id = ?`,
+    input.account.id, owner,
+  );
+  if (membership.cap === null) return { inflight: int(open?.n), member: null };
+  const today = yield* first(
+    "SELECT spend_nanos FROM usage_windows WHERE scope = ? AND minute = ?", memberScope(input.account.id, owner), dayMinuteOf(input.now),
+  );
+  return { inflight: int(open?.n), member: { cap: nanos(big(membership.cap)), committed: nanos(big(today?.spend_nanos) + big(open?.amount)) } };
 }
 
 const HOUR_MS = 60 * 60 * 1000;
@@ -73,6 +105,7 @@ function* tellLimitReached(input: NewReservation, limit: KeyLimit): Work<void> {
 export function* reserve(dialect: Dialect, input: NewReservation): Work<ReservationOutcome> {
   if (dialect === "postgres") yield* exec(SET_ASYNC_COMMIT);
   const snapshot = yield* readSnapshot(dialect, input);
+  if (!snapshot) return { ok: false, error: new AppError("authentication_error", "API key has been revoked") };
   const refusal = decideReservation(snapshot, input, input.policy, input.now);
   if (refusal) {
     const limit = keyLimitOf(refusal);

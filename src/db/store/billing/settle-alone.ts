@@ -1,6 +1,6 @@
 import { nanos, type Nanos } from "../../../core/money.ts";
 import type { Settlement } from "../../../core/store.ts";
-import { minuteOf } from "../../../core/billing/hour-window.ts";
+import { dayMinuteOf, minuteOf } from "../../../core/billing/hour-window.ts";
 import { big, rows, type Work } from "../../sql.ts";
 import { queueBalanceLow } from "../webhooks.ts";
 import { INSERT_USAGE_LOG } from "./usage-log.ts";
@@ -13,7 +13,7 @@ import { INSERT_USAGE_LOG } from "./usage-log.ts";
  * order (window functions, per-account sums) cost ~150 µs more than these for one charge.
  *
  * It does what `settle` does, in the same lock order as the batch: the reservation, the charge's
- * idempotency key, the account, the key and the windows. The low-balance alert is
+ * idempotency key, the account, the key and the windows (a member's key also its member's day). The low-balance alert is
  * `alertTransition` (src/core/alerts/low-balance.ts) for one charge, judged on the account row as locked,
  * with the account's `balance.low` webhook event (`queueBalanceLow`).
  * Each step waits for the one before through a subquery, since Postgres otherwise runs
@@ -48,12 +48,13 @@ const SETTLE_ALONE = `WITH taken AS (
      key AS (
        UPDATE api_keys SET total_spend_nanos = total_spend_nanos + $4::bigint,
          total_requests = total_requests + (SELECT COUNT(*) FROM taken), last_used_at = $5::bigint
-       WHERE id = $3::text AND (SELECT COUNT(*) FROM account) > 0 RETURNING id),
+       WHERE id = $3::text AND (SELECT COUNT(*) FROM account) > 0 RETURNING id, owner_id),
      windows AS (
        INSERT INTO usage_windows (scope, minute, spend_nanos, requests)
-       SELECT scope, $6::bigint, $4::bigint, requests
-       FROM (VALUES ('a:' || $2::text, 0::bigint), ('k:' || $3::text, (SELECT COUNT(*) FROM taken))) AS w(scope, requests)
+       SELECT scope, minute, $4::bigint, requests
+       FROM (VALUES ('a:' || $2::text, $6::bigint, 0::bigint), ('k:' || $3::text, $6::bigint, (SELECT COUNT(*) FROM taken))) AS w(scope, minute, requests)
        WHERE (SELECT COUNT(*) FROM account) > 0 AND (SELECT COUNT(*) FROM key) >= 0
+       UNION ALL SELECT 'm:' || $2::text || ':' || owner_id, $17::bigint, $4::bigint, 0 FROM key WHERE owner_id IS NOT NULL AND $4::bigint > 0
        ON CONFLICT (scope, minute) DO UPDATE SET spend_nanos = usage_windows.spend_nanos + excluded.spend_nanos,
          requests = usage_windows.requests + excluded.requests),
      log AS (
@@ -68,7 +69,7 @@ export function* settleAlone(s: Settlement): Work<{ balance: Nanos } | null> {
   const [settled] = yield* rows(
     SETTLE_ALONE,
     s.reservationId, s.accountId, s.keyId, s.cost, s.now, minuteOf(s.now), Bun.randomUUIDv7(), Bun.randomUUIDv7(), Bun.randomUUIDv7(),
-    s.model, s.requestedModel, s.promptTokens, s.completionTokens, s.latencyMs, s.cachedTokens ?? 0, s.saved ?? 0n,
+    s.model, s.requestedModel, s.promptTokens, s.completionTokens, s.latencyMs, s.cachedTokens ?? 0, s.saved ?? 0n, dayMinuteOf(s.now),
   );
   return settled ? { balance: nanos(big(settled.after)) } : null;
 }

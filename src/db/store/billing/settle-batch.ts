@@ -69,7 +69,9 @@ const DEBIT_AND_ALERT = `per_account AS (
        SELECT alert_id, account_id, email, balance, threshold, now, now FROM crossing),
      hook AS (${queueBalanceLow("SELECT c.account_id, c.balance, c.threshold, c.now FROM crossing c")})`;
 
-/** The keys' counters, the hourly windows and the usage logs. */
+const DAY_MS = 24 * 60 * 60 * 1000;
+
+/** The keys' counters, the hourly windows (and a member's key its member's day, as `dayMinuteOf`) and the usage logs. */
 const COUNT_AND_LOG = `keys_held AS MATERIALIZED (
        SELECT id FROM api_keys WHERE id = ANY(?::text[]) AND id IN (SELECT key_id FROM done) AND (SELECT COUNT(*) FROM prior) > 0
        ORDER BY id FOR UPDATE),
@@ -77,12 +79,14 @@ const COUNT_AND_LOG = `keys_held AS MATERIALIZED (
        UPDATE api_keys k SET total_spend_nanos = k.total_spend_nanos + s.cost, total_requests = k.total_requests + s.requests,
          last_used_at = s.now
        FROM (SELECT key_id, SUM(cost) AS cost, SUM(requests) AS requests, MAX(now) AS now FROM done GROUP BY key_id) s
-       WHERE k.id = ANY(?::text[]) AND k.id = s.key_id AND k.id IN (SELECT id FROM keys_held) RETURNING k.id),
+       WHERE k.id = ANY(?::text[]) AND k.id = s.key_id AND k.id IN (SELECT id FROM keys_held) RETURNING k.id, k.owner_id),
      windows AS (
        INSERT INTO usage_windows (scope, minute, spend_nanos, requests)
        SELECT scope, minute, SUM(spend), SUM(requests) FROM (
          SELECT 'a:' || account_id AS scope, minute, cost AS spend, 0 AS requests FROM done
-         UNION ALL SELECT 'k:' || key_id, minute, cost, requests FROM done) w
+         UNION ALL SELECT 'k:' || key_id, minute, cost, requests FROM done
+         UNION ALL SELECT 'm:' || d.account_id || ':' || k.owner_id, d.now / ${DAY_MS} * 1440, d.cost, 0
+           FROM done d JOIN key k ON k.id = d.key_id WHERE k.owner_id IS NOT NULL AND d.cost > 0) w
        WHERE (SELECT COUNT(*) FROM key) >= 0
        GROUP BY scope, minute ORDER BY scope, minute
        ON CONFLICT (scope, minute) DO UPDATE SET spend_nanos = usage_windows.spend_nanos + excluded.spend_nanos,

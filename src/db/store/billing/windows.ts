@@ -1,11 +1,13 @@
-import { minuteOf, windowStartMinute, type MinuteUsage } from "../../../core/billing/hour-window.ts";
+import { dayMinuteOf, minuteOf, windowStartMinute, type MinuteUsage } from "../../../core/billing/hour-window.ts";
 import { nanos, type Nanos } from "../../../core/money.ts";
-import { big, exec, int, rows, type Work } from "../../sql.ts";
+import { big, exec, first, int, rows, type Work } from "../../sql.ts";
 import type { Held } from "./usage-log.ts";
 
 // Usage-window scopes: spend per account (the safety limit), spend and requests per key.
 export const accountScope = (accountId: string) => `a:${accountId}`;
 export const keyScope = (keyId: string) => `k:${keyId}`;
+// A member's spend in an organization per UTC day (its cap), one bucket at the day's first minute.
+export const memberScope = (orgId: string, userId: string) => `m:${orgId}:${userId}`;
 
 /** The rolling hour's settled usage of each scope, minute by minute, oldest first; absent scopes used nothing. */
 export function* hourWindows(scopes: string[], now: number): Work<Map<string, MinuteUsage[]>> {
@@ -24,8 +26,7 @@ export function* hourWindows(scopes: string[], now: number): Work<Map<string, Mi
   return windows;
 }
 
-function* addToWindows(entries: { scope: string; spend: Nanos; requests: number }[], now: number): Work<void> {
-  const minute = minuteOf(now);
+function* addToWindows(entries: { scope: string; spend: Nanos; requests: number }[], minute: number): Work<void> {
   yield* exec(
     `INSERT INTO usage_windows (scope, minute, spend_nanos, requests) VALUES ${entries.map(() => "(?, ?, ?, ?)").join(", ")}
      ON CONFLICT (scope, minute) DO UPDATE SET spend_nanos = usage_windows.spend_nanos + excluded.spend_nanos,
@@ -34,16 +35,22 @@ function* addToWindows(entries: { scope: string; spend: Nanos; requests: number 
   );
 }
 
-const COUNT_ON_KEY = "UPDATE api_keys SET total_spend_nanos = total_spend_nanos + ?, total_requests = total_requests + ?, last_used_at = ? WHERE id = ?";
+const COUNT_ON_KEY = `UPDATE api_keys SET total_spend_nanos = total_spend_nanos + ?, total_requests = total_requests + ?, last_used_at = ?
+  WHERE id = ? RETURNING owner_id`;
 
-/** A request that ended adds its cost and itself (once: `requests` is 0 for a late charge) to its key and the hourly windows. */
+/**
+ * A request that ended adds its cost and itself (once: `requests` is 0 for a late charge) to its
+ * key and the hourly windows, and a member's key its cost to the member's day.
+ */
 export function* countEnded(held: Held, cost: Nanos, requests: number, now: number): Work<void> {
-  yield* exec(COUNT_ON_KEY, cost, requests, now, held.keyId);
+  const key = yield* first(COUNT_ON_KEY, cost, requests, now, held.keyId);
   yield* addToWindows(
     [
       { scope: accountScope(held.accountId), spend: cost, requests: 0 },
       { scope: keyScope(held.keyId), spend: cost, requests },
     ],
-    now,
+    minuteOf(now),
   );
+  const owner = key?.owner_id as string | null | undefined;
+  if (owner && cost > 0n) yield* addToWindows([{ scope: memberScope(held.accountId, owner), spend: cost, requests: 0 }], dayMinuteOf(now));
 }

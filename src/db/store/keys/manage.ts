@@ -16,7 +16,7 @@ function* createKey(input: NewKey): Work<ApiKey> {
     id: Bun.randomUUIDv7(), accountId: input.accountId, name: input.name, prefix: input.prefix, hash: input.hash,
     origin: input.origin, createdAt: input.now, expiresAt: input.expiresAt, creditLimitNanos: input.creditLimit,
     usdPerHourNanos: input.usdPerHour, requestsPerHour: input.requestsPerHour, kind: input.kind,
-    allowedModels: listColumn(input.allowedModels), allowedIps: listColumn(input.allowedIps),
+    allowedModels: listColumn(input.allowedModels), allowedIps: listColumn(input.allowedIps), ownerId: input.ownerId ?? null,
   }).returning());
   if (!created) throw new Error("key insert returned no row");
   return toKey(created);
@@ -96,7 +96,7 @@ function* rotateKey(accountId: string, id: string, replacement: { prefix: string
   const rotated = yield* createKey({
     accountId, name: key.name, ...replacement, origin: "rotation", expiresAt: key.expiresAt,
     creditLimit: key.creditLimit, usdPerHour: key.usdPerHour, requestsPerHour: key.requestsPerHour,
-    kind: key.kind, allowedModels: key.allowedModels, allowedIps: key.allowedIps, now,
+    kind: key.kind, allowedModels: key.allowedModels, allowedIps: key.allowedIps, ownerId: key.ownerId, now,
   });
   return { rotated };
 }

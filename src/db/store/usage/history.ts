@@ -13,14 +13,15 @@ const text = (value: unknown) => (typeof value === "string" ? value : null);
 
 const toEntry = (r: Row): UsageLogEntry => {
   const log = record(logs, r);
-  return { ...toUsage(log), keyName: text(r.key_name), keyPrefix: text(r.key_prefix), error: log.error };
+  return { ...toUsage(log), keyName: text(r.key_name), keyPrefix: text(r.key_prefix), memberEmail: text(r.member_email), error: log.error };
 };
 
-/** The account's logs, narrowed by the filter's fields that are set. */
+/** The account's logs joined to their keys, narrowed by the filter's fields that are set. */
 const filtered = (accountId: string, filter: UsageFilter) =>
   and(
     eq(logs.accountId, accountId),
     filter.keyId === undefined ? undefined : eq(logs.keyId, filter.keyId),
+    filter.memberId === undefined ? undefined : eq(apiKeys.ownerId, filter.memberId),
     filter.model === undefined ? undefined : eq(logs.model, filter.model),
     filter.status === undefined ? undefined : eq(logs.status, filter.status),
     filter.from === undefined ? undefined : gte(logs.createdAt, filter.from),
@@ -29,7 +30,10 @@ const filtered = (accountId: string, filter: UsageFilter) =>
 
 function* usageLogs(accountId: string, offset: number, limit: number, filter: UsageFilter): Work<UsageLogEntry[]> {
   // The key's account is matched too, so that a log can never show another account's key.
-  const found = yield* query(build.select({ log: logs, keyName: sql`${apiKeys.name}`.as("key_name"), keyPrefix: sql`${apiKeys.prefix}`.as("key_prefix") })
+  const found = yield* query(build.select({
+    log: logs, keyName: sql`${apiKeys.name}`.as("key_name"), keyPrefix: sql`${apiKeys.prefix}`.as("key_prefix"),
+    memberEmail: sql`(SELECT email FROM accounts WHERE id = ${apiKeys.ownerId})`.as("member_email"),
+  })
     .from(logs).leftJoin(apiKeys, and(eq(apiKeys.id, logs.keyId), eq(apiKeys.accountId, logs.accountId)))
     .where(filtered(accountId, filter)).orderBy(desc(logs.createdAt), desc(logs.id)).limit(limit).offset(offset));
   return found.map(toEntry);

@@ -11,4 +11,9 @@ export const accountRoutes = (deps: AppDeps) =>
   new Elysia({ name: "account" })
     .all("/account", methodNotAllowed(plainError, "GET"))
     .use(accountCallerPlugin(deps))
-    .get("/account", ({ session }) => json(accountView(signedInAccount(session, MESSAGES.accountNotFound))));
+    .get("/account", ({ session }) => {
+      const view = accountView(signedInAccount(session, MESSAGES.accountNotFound));
+      // Acting for an organization: which one, and the caller's role there.
+      const { org } = session;
+      return json(org ? { ...view, organization: { id: org.id, name: org.name, role: org.role } } : view);
+    });

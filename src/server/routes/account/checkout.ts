@@ -7,6 +7,7 @@ import { json, methodNotAllowed, plainError } from "../../http.ts";
 import { readObjectBody } from "../../object-body.ts";
 import { stripeCheckout, stripeClient } from "../../payments/stripe.ts";
 import { accountCallerPlugin } from "../../session.ts";
+import { assertManager } from "../../../core/orgs/roles.ts";
 
 /** `POST /checkout {packId}`: a Stripe Checkout Session for a credit pack, answered `{url, sessionId}`. */
 export const checkoutRoutes = (deps: AppDeps) => {
@@ -25,6 +26,7 @@ export const checkoutRoutes = (deps: AppDeps) => {
     .post(
       "/checkout",
       async ({ session, request }) => {
+        assertManager(session.org);
         const account = signedInAccount(session, MESSAGES.userNotFound);
         return json(await startCheckout(checkout, { accountId: account.id, body: await readObjectBody(request), now: now() }));
       },

@@ -11,6 +11,7 @@ import { clientIp } from "../../client-ip.ts";
 import { json, methodNotAllowed, plainError } from "../../http.ts";
 import { readObjectBody } from "../../object-body.ts";
 import { accountCallerPlugin } from "../../session.ts";
+import { newKeyOwner } from "../../../core/orgs/roles.ts";
 
 /** The spec's key validation error: `{ error: "validation error", message: "<field> <why>" }`. */
 const validationError = (refused: Extract<Parsed<unknown>, { ok: false }>) =>
@@ -18,17 +19,18 @@ const validationError = (refused: Extract<Parsed<unknown>, { ok: false }>) =>
 
 /**
  * The dashboard's API keys: generate, list, edit, rotate, revoke; by a session or a management
- * key, which sees and acts on the account's API keys only. Another user's key is treated as missing.
+ * key, which sees and acts on the account's API keys only; in an organization a member makes,
+ * sees and acts on the keys it owns. Another user's key is treated as missing.
  */
 export const keyRoutes = (deps: AppDeps) => {
   const { store, now, config } = deps;
   const account = (caller: AccountCaller) => signedInAccount(caller, MESSAGES.accountNotFound);
   type Server = Parameters<typeof clientIp>[1];
   const actor = (caller: AccountCaller, request: Request, server: Server): KeyActor =>
-    ({ ip: clientIp(request, server, config.trustProxy), managementKey: caller.managementKey ?? undefined });
-  /** The caller's account and the id of one of its keys that the caller may act on; null when it may not. */
+    ({ ip: clientIp(request, server, config.trustProxy), managementKey: caller.managementKey ?? undefined, person: caller.org?.personEmail ?? undefined });
+  /** The id of one of the account's keys that the caller may act on; null when it may not (a script's, a member's). */
   const ownKeyId = async (caller: AccountCaller, keyId: string): Promise<string | null> => {
-    if (caller.managementKey === null) return keyId;
+    if (caller.managementKey === null && !caller.org) return keyId;
     const key = await store.findKey(keyId);
     return key && visibleTo(caller)(key) ? keyId : null;
   };
@@ -61,7 +63,8 @@ export const keyRoutes = (deps: AppDeps) => {
         const models = await knownModels(parsed.value.allowedModels, store);
         if (!models.ok) return validationError(models);
         assertMayIssue(session, kind.value);
-        const input = { accountId: owner.id, fields: parsed.value, kind: kind.value, origin: "dashboard" as const, now: at };
+        const ownerId = newKeyOwner(session.org, kind.value === "management" || body.organizationKey);
+        const input = { accountId: owner.id, fields: parsed.value, kind: kind.value, origin: "dashboard" as const, ownerId, now: at };
         const { key, secret } = await issueKey(store, { ...input, ...actor(session, request, server) });
         return json(keyCreatedView(key, secret));
       },

@@ -8,6 +8,7 @@ import type { AppDeps } from "../../deps.ts";
 import { json, methodNotAllowed, plainError } from "../../http.ts";
 import { readObjectBody } from "../../object-body.ts";
 import { accountCallerPlugin } from "../../session.ts";
+import { assertManager } from "../../../core/orgs/roles.ts";
 import type { AccountCaller } from "../../../core/keys/management.ts";
 
 /** The account's safety settings: the low-balance alert threshold and the hourly spend safety limit. */
@@ -27,6 +28,7 @@ export const settingsRoutes = (deps: AppDeps) => {
     .patch(
       "/settings/alert-threshold",
       async ({ session, request }) => {
+        assertManager(session.org);
         const { id } = account(session);
         const { alertThreshold } = await update(id, { alertThreshold: parseAlertThreshold(await readObjectBody(request)) });
         return json({ success: true, threshold: alertThreshold === null ? null : usdNumber(alertThreshold) });
@@ -36,6 +38,7 @@ export const settingsRoutes = (deps: AppDeps) => {
     .patch(
       "/settings/spend-safety-limit",
       async ({ session, request }) => {
+        assertManager(session.org);
         const { id } = account(session);
         const { spendLimit } = await update(id, { spendLimit: parseSpendSafetyLimit(await readObjectBody(request)) });
         return json({ success: true, limit: spendLimit === null ? UNLIMITED : usdNumber(spendLimit) });

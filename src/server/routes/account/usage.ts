@@ -5,6 +5,7 @@ import { usageCsv, usageCsvFilename } from "../../../core/usage/export.ts";
 import type { AppDeps } from "../../deps.ts";
 import { methodNotAllowed, plainError } from "../../http.ts";
 import { accountCallerPlugin } from "../../session.ts";
+import { assertManager } from "../../../core/orgs/roles.ts";
 
 /** `GET /usage/export`: the latest 1,000 usage logs as a CSV download, streamed page by page. */
 export const usageRoutes = (deps: AppDeps) => {
@@ -13,6 +14,7 @@ export const usageRoutes = (deps: AppDeps) => {
     .all("/usage/export", methodNotAllowed(plainError, "GET"))
     .use(accountCallerPlugin(deps))
     .get("/usage/export", async ({ session }) => {
+      assertManager(session.org);
       const account = signedInAccount(session, MESSAGES.userNotFound);
       const chunks = usageCsv(store, account.id);
       let first: IteratorResult<string>;

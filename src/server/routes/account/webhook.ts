@@ -8,6 +8,7 @@ import type { AppDeps } from "../../deps.ts";
 import { json, methodNotAllowed, plainError } from "../../http.ts";
 import { readObjectBody } from "../../object-body.ts";
 import { accountCallerPlugin } from "../../session.ts";
+import { assertManager } from "../../../core/orgs/roles.ts";
 
 /** The account's webhook endpoint: set it (its secret shown once), read it with its recent deliveries, remove it. */
 export const webhookSettingsRoutes = (deps: AppDeps) => {
@@ -16,10 +17,14 @@ export const webhookSettingsRoutes = (deps: AppDeps) => {
   return new Elysia({ name: "webhook-settings" })
     .all("/settings/webhook", methodNotAllowed(plainError, "GET, PUT, DELETE"))
     .use(accountCallerPlugin(deps))
-    .get("/settings/webhook", async ({ session }) => json(await webhookView(store, account(session).id)))
+    .get("/settings/webhook", async ({ session }) => {
+      assertManager(session.org);
+      return json(await webhookView(store, account(session).id));
+    })
     .put(
       "/settings/webhook",
       async ({ session, request }) => {
+        assertManager(session.org);
         const { id } = account(session);
         const body = await readObjectBody(request);
         const input = { accountId: id, body, allowPrivate: config.webhookAllowPrivate, resolve: deps.resolveHost ?? systemResolver, now: now() };
@@ -29,6 +34,7 @@ export const webhookSettingsRoutes = (deps: AppDeps) => {
     )
     // Removing what is not there is no error: the account ends with no endpoint either way.
     .delete("/settings/webhook", async ({ session }) => {
+      assertManager(session.org);
       await store.removeWebhookEndpoint(account(session).id);
       return json({ success: true });
     }, { parse: "none" });

@@ -1,0 +1,89 @@
+// The organization endpoints' bodies read into what the store takes, each refusal a 400 that
+// names the field, and what the endpoints answer.
+import { AppError } from "../errors.ts";
+import { parseEmail } from "../accounts/sign-in.ts";
+import { formatUsd, readUsd, type Nanos } from "../money.ts";
+import type { Invitation, Member, Membership, Organization } from "./store.ts";
+import { isRole, ROLES, type Role } from "./roles.ts";
+
+const invalid = (message: string) => new AppError("invalid_request_error", message);
+const NAME_MAX = 100;
+const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,200}$/;
+
+export function parseOrgName(body: Record<string, unknown>): string {
+  const name = typeof body.name === "string" ? body.name.trim() : "";
+  if (name.length === 0 || name.length > NAME_MAX) throw invalid(`name must be text of 1 to ${NAME_MAX} characters`);
+  if (/[\u0000-\u001f\u007f]/.test(name)) throw invalid("name must not contain control characters");
+  return name;
+}
+
+function parseRole(value: unknown): Role {
+  if (!isRole(value)) throw invalid(`role must be one of ${ROLES.join(", ")}`);
+  return value;
+}
+
+export function parseInvitation(body: Record<string, unknown>): { email: string; role: Role } {
+  return { email: parseEmail(body.email), role: body.role === undefined ? "member" : parseRole(body.role) };
+}
+
+/** A USD amount in dollars as a JSON number or decimal string; `what` names the field in refusals. */
+function usdField(value: unknown, what: string): Nanos {
+  const read = typeof value === "number" || typeof value === "string" ? readUsd(value) : null;
+  if (read?.ok) return read.amount;
+  if (read?.refusal === "precision") throw invalid(`${what} must have at most 9 decimal places`);
+  throw invalid(`${what} must be a non-negative amount in USD`);
+}
+
+export function parseMemberChange(body: Record<string, unknown>): { role?: Role; spendCapPerDay?: Nanos | null } {
+  const change: { role?: Role; spendCapPerDay?: Nanos | null } = {};
+  if (body.role !== undefined) change.role = parseRole(body.role);
+  if (body.spendCapUsdPerDay !== undefined) {
+    change.spendCapPerDay = body.spendCapUsdPerDay === null ? null : usdField(body.spendCapUsdPerDay, "spendCapUsdPerDay");
+  }
+  if (change.role === undefined && !("spendCapPerDay" in change)) throw invalid("give role or spendCapUsdPerDay");
+  return change;
+}
+
+export function parseTransfer(body: Record<string, unknown>): { amount: Nanos; idempotencyKey: string } {
+  const amount = usdField(body.usd, "usd");
+  if (amount <= 0n) throw invalid("usd must be more than 0");
+  const key = body.idempotencyKey;
+  if (typeof key !== "string" || !IDEMPOTENCY_KEY.test(key)) throw invalid("idempotencyKey must be 1 to 200 printable characters");
+  return { amount, idempotencyKey: key };
+}
+
+const iso = (at: number) => new Date(at).toISOString();
+
+export const orgView = (org: Organization, role: Role) => ({ id: org.id, name: org.name, role, createdAt: iso(org.createdAt) });
+
+export const membershipView = (m: Membership) => ({
+  ...orgView(m.org, m.role),
+  spendCapUsdPerDay: m.spendCapPerDay === null ? null : formatUsd(m.spendCapPerDay, 6),
+});
+
+export const memberView = (m: Member) => ({
+  userId: m.userId,
+  email: m.email,
+  role: m.role,
+  spendCapUsdPerDay: m.spendCapPerDay === null ? null : formatUsd(m.spendCapPerDay, 6),
+  spentTodayUsd: formatUsd(m.spentToday, 6),
+  joinedAt: iso(m.joinedAt),
+});
+
+export const invitationView = (i: Invitation) => ({ id: i.id, email: i.email, role: i.role, expiresAt: iso(i.expiresAt), createdAt: iso(i.createdAt) });
+
+/** Invitations work for 7 days. */
+export const INVITATION_TTL_MS = 7 * 24 * 60 * 60 * 1000;
+
+export const invitationMail = (dashboardUrl: string, orgName: string, inviter: string, role: Role, token: string) => ({
+  subject: `You are invited to ${orgName} on the gateway`,
+  text: [
+    `${inviter} invited you to join the organization "${orgName}" as ${role === "admin" ? "an admin" : `a ${role}`}. Accept at:`,
+    "",
+    `${dashboardUrl}/invitations/accept?token=${token}`,
+    "",
+    "The link works once, for 7 days, and only when you are signed in with this e-mail address.",
+    "If you do not know the sender, ignore this e-mail.",
+    "",
+  ].join("\n"),
+});

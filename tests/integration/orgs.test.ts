@@ -1,0 +1,183 @@
+// Organizations through HTTP, on both databases: one balance spent by several people, with
+// roles, invitations by e-mail (through the real SMTP server), per-member daily caps,
+// removal that stops a member's keys at once, and transfers from a personal balance.
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { hello, postChat } from "../support/chat.ts";
+import { describeEachDialect } from "../support/databases.ts";
+import { providerEnv, startFakeUpstream } from "../support/fake-upstream.ts";
+import { startFakeSmtp } from "../support/fake-smtp.ts";
+import { readJson } from "../support/http.ts";
+import { linkToken } from "../support/mail.ts";
+import { verifyEmail } from "../support/accounts.ts";
+import { expectBooksClosed } from "../support/books.ts";
+import { signUpUser, type Browser } from "../support/session.ts";
+import { useGateway } from "../support/server.ts";
+
+const smtp = await startFakeSmtp();
+afterAll(() => smtp.stop());
+
+describeEachDialect("organizations", (dialect) => {
+  const fake = startFakeUpstream();
+  afterAll(() => fake.stop());
+  const gateway = useGateway(dialect, { ...providerEnv(fake), SMTP_URL: smtp.url, ALERT_INTERVAL_MS: "10" });
+  let owner: Browser;
+  let admin: Browser;
+  let member: Browser;
+  let orgId: string;
+  const url = () => gateway().url;
+  const person = async (usd = "5") => {
+    const browser = await signUpUser(url());
+    await verifyEmail(gateway().store, browser.email, usd);
+    return browser;
+  };
+  const userId = async (b: Browser) => (await gateway().store.findAccountByEmail(b.email))!.id;
+  /** Invites `who` as `role` and follows the e-mailed link while signed in as them. */
+  const join = async (who: Browser, role: string, n = 1) => {
+    const invited = await owner.send("POST", `/orgs/${orgId}/invitations`, { email: who.email, role });
+    expect(invited.status).toBe(201);
+    const token = await linkToken(smtp, who.email, "invitations/accept", n);
+    return who.send("POST", "/invitations/accept", { token });
+  };
+  const keyFor = async (b: Browser, body: Record<string, unknown> = {}) =>
+    readJson(await b.send("POST", `/keys/generate?org=${orgId}`, { name: `key of ${b.email}`, ...body }));
+
+  beforeAll(async () => {
+    owner = await person("20");
+    admin = await person();
+    member = await person();
+    const created = await owner.send("POST", "/orgs", { name: "Acme" });
+    expect(created.status).toBe(201);
+    const body = await readJson(created);
+    expect(body).toMatchObject({ name: "Acme", role: "owner" });
+    orgId = body.id;
+    expect((await join(admin, "admin")).status).toBe(200);
+    expect((await join(member, "member")).status).toBe(200);
+  });
+
+  test("an unverified person cannot create one; the members list shows each role", async () => {
+    const unverified = await signUpUser(url());
+    expect((await unverified.send("POST", "/orgs", { name: "Nope" })).status).toBe(403);
+    const { members } = await readJson(await owner.send("GET", `/orgs/${orgId}/members`));
+    expect(members.map((m: { email: string; role: string }) => [m.email, m.role])).toEqual([
+      [owner.email, "owner"], [admin.email, "admin"], [member.email, "member"],
+    ]);
+    expect((await readJson(await member.send("GET", "/orgs"))).organizations).toEqual([expect.objectContaining({ id: orgId, role: "member" })]);
+  });
+
+  test("an invitation works once, only for its address, and a resend kills the old link", async () => {
+    const invitee = await person();
+    const stranger = await person();
+    const first = await readJson(await owner.send("POST", `/orgs/${orgId}/invitations`, { email: invitee.email, role: "member" }));
+    expect(first).toEqual({ id: expect.any(String), email: invitee.email, role: "member", expiresAt: expect.any(String), createdAt: expect.any(String) });
+    expect(Date.parse(first.expiresAt) - Date.now()).toBeGreaterThan(6.9 * 24 * 3600_000);
+    const oldToken = await linkToken(smtp, invitee.email, "invitations/accept", 1);
+    expect((await owner.send("POST", `/orgs/${orgId}/invitations/${first.id}/resend`)).status).toBe(200);
+    const newToken = await linkToken(smtp, invitee.email, "invitations/accept", 2);
+    expect((await invitee.send("POST", "/invitations/accept", { token: oldToken })).status).toBe(400);
+    expect((await stranger.send("POST", "/invitations/accept", { token: newToken })).status).toBe(403);
+    expect((await invitee.send("POST", "/invitations/accept", { token: newToken })).status).toBe(200);
+    expect((await invitee.send("POST", "/invitations/accept", { token: newToken })).status).toBe(400);
+  });
+
+  test("only owners and admins invite, and only owners invite owners", async () => {
+    expect((await member.send("POST", `/orgs/${orgId}/invitations`, { email: "x@example.com" })).status).toBe(403);
+    expect((await admin.send("POST", `/orgs/${orgId}/invitations`, { email: "y@example.com", role: "owner" })).status).toBe(403);
+    expect((await admin.send("POST", `/orgs/${orgId}/invitations`, { email: "y@example.com", role: "admin" })).status).toBe(201);
+  });
+
+  test("another person's view of the organization is a 404, as for an unknown one", async () => {
+    const outsider = await person();
+    for (const path of [`/orgs/${orgId}/members`, `/keys/generate?org=${orgId}`, `/account?org=${orgId}`]) {
+      expect((await outsider.send("GET", path)).status).toBe(404);
+    }
+    expect((await outsider.send("GET", "/account?org=00000000-0000-7000-8000-000000000000")).status).toBe(404);
+  });
+
+  test("a transfer moves credit once per idempotency key, never more than the balance", async () => {
+    const before = await readJson(await owner.send("GET", `/account?org=${orgId}`));
+    const body = { usd: "7.5", idempotencyKey: "first-top-up" };
+    const moved = await readJson(await owner.send("POST", `/orgs/${orgId}/transfers`, body));
+    expect(moved).toMatchObject({ success: true, usd: "7.500000", replayed: false, personalBalanceUsd: "12.500000" });
+    const again = await readJson(await owner.send("POST", `/orgs/${orgId}/transfers`, body));
+    expect(again).toMatchObject({ replayed: true, personalBalanceUsd: "12.500000", orgBalanceUsd: moved.orgBalanceUsd });
+    expect(Number(moved.orgBalanceUsd) - Number(before.balanceUsd)).toBeCloseTo(7.5, 9);
+    expect((await owner.send("POST", `/orgs/${orgId}/transfers`, { usd: "7.5", idempotencyKey: "first-top-up", other: 1 })).status).toBe(200);
+    expect((await owner.send("POST", `/orgs/${orgId}/transfers`, { usd: 8, idempotencyKey: "first-top-up" })).status).toBe(409);
+    expect((await owner.send("POST", `/orgs/${orgId}/transfers`, { usd: 100, idempotencyKey: "too-much" })).status).toBe(402);
+    await expectBooksClosed(gateway().store, orgId);
+    await expectBooksClosed(gateway().store, await userId(owner));
+  });
+
+  describe("spending", () => {
+    beforeAll(async () => {
+      await owner.send("POST", `/orgs/${orgId}/transfers`, { usd: 5, idempotencyKey: "spending" });
+    });
+
+    test("a member's key charges the organization; the member sees only its own keys and usage", async () => {
+      const mine = await keyFor(member);
+      expect(mine.key).toMatch(/^gw-/);
+      const shared = await keyFor(admin, { organizationKey: true });
+      expect((await postChat(url(), mine.key, hello())).status).toBe(200);
+      expect((await postChat(url(), shared.key, hello())).status).toBe(200);
+      const memberKeys = (await readJson(await member.send("GET", `/keys/generate?org=${orgId}`))).keys;
+      expect(memberKeys.map((k: { name: string }) => k.name)).toEqual([`key of ${member.email}`]);
+      const memberUsage = (await readJson(await member.send("GET", `/account/usage?org=${orgId}`))).usage;
+      const adminUsage = (await readJson(await admin.send("GET", `/account/usage?org=${orgId}`))).usage;
+      expect(adminUsage.length).toBeGreaterThan(memberUsage.length);
+      expect(memberUsage.every((l: { memberEmail?: string }) => l.memberEmail === member.email)).toBe(true);
+      expect((await member.send("POST", `/keys/generate?org=${orgId}`, { name: "x", organizationKey: true })).status).toBe(403);
+      await expectBooksClosed(gateway().store, orgId);
+    });
+
+    test("what a member may not do answers 403", async () => {
+      for (const [method, path] of [
+        ["GET", `/account/purchases?org=${orgId}`], ["GET", `/account/audit?org=${orgId}`], ["GET", `/settings/webhook?org=${orgId}`],
+        ["PATCH", `/settings/alert-threshold?org=${orgId}`], ["GET", `/orgs/${orgId}/invitations`], ["POST", `/checkout?org=${orgId}`],
+      ] as const) {
+        expect({ path, status: (await member.send(method, path, method === "GET" ? undefined : {})).status }).toEqual({ path, status: 403 });
+      }
+      expect(await readJson(await member.send("PATCH", `/orgs/${orgId}/members/${await userId(member)}`, { spendCapUsdPerDay: null }))).toEqual({ error: "Forbidden" });
+      expect((await admin.send("PATCH", `/orgs/${orgId}/members/${await userId(owner)}`, { role: "member" })).status).toBe(403);
+      expect((await admin.send("PATCH", `/orgs/${orgId}/members/${await userId(admin)}`, { spendCapUsdPerDay: 100 })).status).toBe(403);
+    });
+
+    test("the last owner cannot leave or be demoted", async () => {
+      const self = await userId(owner);
+      expect((await owner.send("DELETE", `/orgs/${orgId}/members/${self}`)).status).toBe(409);
+      expect((await owner.send("PATCH", `/orgs/${orgId}/members/${self}`, { role: "admin" })).status).toBe(409);
+    });
+
+    test("a member's daily cap holds under parallel requests, and its refusal is a 402 naming the cap", async () => {
+      const capped = await person();
+      expect((await join(capped, "member")).status).toBe(200);
+      const cap = "0.0001";
+      expect((await owner.send("PATCH", `/orgs/${orgId}/members/${await userId(capped)}`, { spendCapUsdPerDay: cap })).status).toBe(200);
+      const { key } = await keyFor(capped);
+      const answers = await Promise.all(Array.from({ length: 24 }, () => postChat(url(), key, hello("gpt-4.1-nano", { max_tokens: 100 }))));
+      const statuses = answers.map((r) => r.status);
+      expect(statuses).toContain(200);
+      expect(statuses).toContain(402);
+      const refusal = await readJson(answers[statuses.indexOf(402)]!);
+      expect(refusal.error.message).toContain("daily spend cap");
+      const row = (await readJson(await owner.send("GET", `/orgs/${orgId}/members`))).members.find((m: { email: string }) => m.email === capped.email);
+      expect(Number(row.spentTodayUsd)).toBeGreaterThan(0);
+      expect(Number(row.spentTodayUsd)).toBeLessThanOrEqual(Number(cap));
+      await expectBooksClosed(gateway().store, orgId);
+    });
+
+    test("removing a member revokes its keys at once while the organization's keys go on", async () => {
+      const leaving = await person();
+      expect((await join(leaving, "member")).status).toBe(200);
+      const theirs = await keyFor(leaving);
+      const [{ id: theirId }] = (await readJson(await leaving.send("GET", `/keys/generate?org=${orgId}`))).keys;
+      const shared = await keyFor(owner, { organizationKey: true });
+      expect((await postChat(url(), theirs.key, hello())).status).toBe(200);
+      const removed = await readJson(await admin.send("DELETE", `/orgs/${orgId}/members/${await userId(leaving)}`));
+      expect(removed.revokedKeys.map((k: { id: string; status: string }) => [k.id, k.status])).toEqual([[theirId, "revoked"]]);
+      expect((await postChat(url(), theirs.key, hello())).status).toBe(401);
+      expect((await postChat(url(), shared.key, hello())).status).toBe(200);
+      expect((await leaving.send("GET", `/account?org=${orgId}`)).status).toBe(404);
+      await expectBooksClosed(gateway().store, orgId);
+    });
+  });
+});
