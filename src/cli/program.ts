@@ -5,6 +5,7 @@ import { registerCredits } from "./commands/credits.ts";
 import { registerDoctor } from "./commands/doctor.ts";
 import { registerKeys } from "./commands/keys.ts";
 import { registerModels } from "./commands/models.ts";
+import { registerOrgs } from "./commands/orgs.ts";
 import { registerPurchases } from "./commands/purchases.ts";
 import { registerServer } from "./commands/server.ts";
 import { registerUsage } from "./commands/usage.ts";
@@ -27,6 +28,7 @@ function buildProgram(): Command {
   registerModels(program, output);
   registerDoctor(program, output);
   registerBackup(program, output);
+  registerOrgs(program, output);
   // --json is accepted after the subcommand too: `gateway models list --json`.
   for (const command of allCommands(program)) command.option("--json", "machine-readable JSON output");
   program.hook("preAction", (_root, action) => {

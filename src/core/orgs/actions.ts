@@ -10,7 +10,7 @@ import {
   forbidden, inviteRefusal, LAST_OWNER, manages, memberChangeRefusal, ORG_NOT_FOUND, type Role,
 } from "./roles.ts";
 import { INVITATION_TTL_MS, invitationMail } from "./requests.ts";
-import type { Membership, MemberOutcome, OrgActor, OrgStore } from "./store.ts";
+import type { Membership, MemberOutcome, OrgActor, Organization, OrgStore } from "./store.ts";
 
 export interface OrgContext {
   store: OrgStore;
@@ -38,7 +38,7 @@ export async function managerOf(ctx: OrgContext, orgId: string): Promise<Members
 
 export async function createOrg(ctx: OrgContext, name: string) {
   if (ctx.person.emailVerifiedAt === null) throw new AppError("permission_error", "Verify your e-mail address before creating an organization");
-  return ctx.store.createOrg({ name, owner: actorOf(ctx), now: ctx.now });
+  return ctx.store.createOrg({ name, owner: ctx.person.id, actor: actorOf(ctx), now: ctx.now });
 }
 
 export async function deleteOrg(ctx: OrgContext, orgId: string): Promise<void> {
@@ -51,15 +51,24 @@ export async function deleteOrg(ctx: OrgContext, orgId: string): Promise<void> {
   }
 }
 
+/** An invitation and its e-mail, whoever sends it (a member with the right role, or the operator). */
+export function sendInvitation(
+  store: OrgStore,
+  input: { org: Organization; email: string; role: Role; actor: OrgActor; dashboardUrl: string; now: number },
+) {
+  const token = newSessionToken();
+  const inviter = input.actor.userId === null ? "The operator" : input.actor.label;
+  return store.invite({
+    orgId: input.org.id, email: input.email, role: input.role, tokenHash: hashSessionToken(token), expiresAt: input.now + INVITATION_TTL_MS,
+    mail: invitationMail(input.dashboardUrl, input.org.name, inviter, input.role, token), actor: input.actor, now: input.now,
+  });
+}
+
 export async function invite(ctx: OrgContext, orgId: string, input: { email: string; role: Role }) {
   const { role, org } = await membershipOf(ctx, orgId);
   const refusal = inviteRefusal(role, input.role);
   if (refusal) throw refusal;
-  const token = newSessionToken();
-  return ctx.store.invite({
-    orgId, ...input, tokenHash: hashSessionToken(token), expiresAt: ctx.now + INVITATION_TTL_MS,
-    mail: invitationMail(ctx.dashboardUrl, org.name, ctx.person.email, input.role, token), actor: actorOf(ctx), now: ctx.now,
-  });
+  return sendInvitation(ctx.store, { org, ...input, actor: actorOf(ctx), dashboardUrl: ctx.dashboardUrl, now: ctx.now });
 }
 
 const INVITATION_NOT_FOUND = "Invitation not found";
@@ -97,14 +106,15 @@ export async function acceptInvitation(ctx: OrgContext, body: Record<string, unk
   throw new AppError("invalid_request_error", MESSAGES.invalidLink);
 }
 
-function settled<T>(outcome: MemberOutcome<T>, notFound: string): T {
+/** A member change's outcome, or the error its refusal answers. */
+export function settled<T>(outcome: MemberOutcome<T>, notFound: string): T {
   if ("ok" in outcome) return outcome.ok;
   if (outcome.refused === "forbidden") throw forbidden();
   if (outcome.refused === "last_owner") throw new AppError("conflict", LAST_OWNER);
   throw new AppError("not_found", notFound);
 }
 
-const MEMBER_NOT_FOUND = "Member not found";
+export const MEMBER_NOT_FOUND = "Member not found";
 
 export async function changeMember(ctx: OrgContext, orgId: string, userId: string, change: { role?: Role; spendCapPerDay?: Nanos | null }) {
   await membershipOf(ctx, orgId);

@@ -41,6 +41,7 @@ export interface Invitation {
 
 /** Who acted, for the audit log. */
 export interface OrgActor {
+  /** The person acting; null for the operator (the CLI), who acts as an owner would. */
   userId: string | null;
   /** How the audit log names the actor: the person's e-mail, or the management key's name. */
   label: string;
@@ -51,7 +52,7 @@ export type MemberOutcome<T> = { ok: T } | { refused: "not_found" | "last_owner"
 
 export interface OrgStore {
   /** The organization, its account (placeholder e-mail) and its first owner's membership. */
-  createOrg(input: { name: string; owner: OrgActor & { userId: string }; now: number }): Promise<Organization>;
+  createOrg(input: { name: string; owner: string; actor: OrgActor; now: number }): Promise<Organization>;
   /** The person's memberships, oldest first. */
   listMemberships(userId: string): Promise<Membership[]>;
   /** The person's membership of a live organization; null when there is none. */
@@ -67,7 +68,7 @@ export interface OrgStore {
    * account row first, as admissions take it), and refuses to leave the organization without an owner.
    */
   changeMember(input: {
-    orgId: string; actor: OrgActor & { userId: string }; userId: string; role?: Role; spendCapPerDay?: Nanos | null;
+    orgId: string; actor: OrgActor; userId: string; role?: Role; spendCapPerDay?: Nanos | null;
     decide: (actorRole: Role, targetRole: Role) => "ok" | "forbidden"; now: number;
   }): Promise<MemberOutcome<Member>>;
   /**
@@ -75,7 +76,7 @@ export interface OrgStore {
    * reservations released, the membership deleted. Returns the keys revoked.
    */
   removeMember(input: {
-    orgId: string; actor: OrgActor & { userId: string }; userId: string;
+    orgId: string; actor: OrgActor; userId: string;
     decide: (actorRole: Role, targetRole: Role) => "ok" | "forbidden"; now: number;
   }): Promise<MemberOutcome<ApiKey[]>>;
   /** A pending invitation for `email`, replacing any pending one for the same address, and its e-mail. */

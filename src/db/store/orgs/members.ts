@@ -43,18 +43,21 @@ function* ownerCount(orgId: string): Work<number> {
   return int((yield* first("SELECT COUNT(*) AS n FROM memberships WHERE org_id = ? AND role = 'owner'", orgId))?.n);
 }
 
-type Judged = { actor: Member; target: Member } | { refused: "not_found" | "forbidden" };
+type Judged = { target: Member } | { refused: "not_found" | "forbidden" };
 
-/** The organization locked, then the actor's and the target's memberships, judged by `decide`. */
+/**
+ * The organization locked, then the actor's and the target's memberships, judged by `decide`.
+ * The operator (no person) acts as an owner would.
+ */
 function* judge(
-  dialect: Dialect, orgId: string, actorId: string, userId: string, now: number,
+  dialect: Dialect, orgId: string, actorId: string | null, userId: string, now: number,
   decide: (actorRole: Role, targetRole: Role) => "ok" | "forbidden",
 ): Work<Judged> {
   if (!(yield* lockOrg(dialect, orgId))) return { refused: "not_found" };
-  const actor = yield* member(orgId, actorId, now);
+  const actor = actorId === null ? null : yield* member(orgId, actorId, now);
   const target = yield* member(orgId, userId, now);
-  if (!actor || !target) return { refused: "not_found" };
-  return decide(actor.role, target.role) === "ok" ? { actor, target } : { refused: "forbidden" };
+  if ((actorId !== null && !actor) || !target) return { refused: "not_found" };
+  return decide(actor?.role ?? "owner", target.role) === "ok" ? { target } : { refused: "forbidden" };
 }
 
 const capWords = (cap: Nanos | null) => (cap === null ? "no daily cap" : `a daily cap of $${formatUsd(cap, 2)}`);

@@ -41,8 +41,8 @@ export function* createOrg(input: Parameters<OrgStore["createOrg"]>[0]): Work<Or
     id, orgPlaceholderEmail(id), input.now, input.now,
   );
   yield* exec("INSERT INTO organizations (id, name, created_at) VALUES (?, ?, ?)", id, input.name, input.now);
-  yield* exec("INSERT INTO memberships (org_id, user_id, role, joined_at) VALUES (?, ?, 'owner', ?)", id, input.owner.userId, input.now);
-  yield* orgAudit(id, input.owner, "org_created", `organization "${input.name}" created`, input.now);
+  yield* exec("INSERT INTO memberships (org_id, user_id, role, joined_at) VALUES (?, ?, 'owner', ?)", id, input.owner, input.now);
+  yield* orgAudit(id, input.actor, "org_created", `organization "${input.name}" created`, input.now);
   return { id, name: input.name, createdAt: input.now };
 }
 
