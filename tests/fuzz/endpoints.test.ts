@@ -8,7 +8,7 @@ import { FALLBACK_CATALOG } from "../../src/core/catalog.ts";
 import { FORWARDED_FIELDS, parseChatRequest } from "../../src/core/chat/request.ts";
 import { MESSAGES } from "../../src/core/errors.ts";
 import { AGENT_BODY_LIMIT_BYTES, BODY_LIMIT_BYTES } from "../../src/server/body.ts";
-import { fundedKey } from "../support/accounts.ts";
+import { fundedKey, verifyEmail } from "../support/accounts.ts";
 import { spawnServe, type ServeProcess } from "../support/binary.ts";
 import { openBooks, type Books } from "../support/books.ts";
 import { postChat } from "../support/chat.ts";
@@ -129,6 +129,7 @@ describeEachDialect("fuzzing a running gateway", (dialect) => {
   let user: Browser;
   let operator: Browser;
   let secrets: string[];
+  let orgId: string;
 
   beforeAll(async () => {
     testDb = await createTestDatabase(dialect);
@@ -137,6 +138,8 @@ describeEachDialect("fuzzing a running gateway", (dialect) => {
     books = openBooks(testDb.url);
     chatSecret = (await fundedKey(books.store, "100000")).secret;
     user = await signUpUser(gateway.url);
+    await verifyEmail(books.store, user.email);
+    orgId = ((await (await user.send("POST", "/orgs", { name: "fuzzed" })).json()) as { id: string }).id;
     operator = await signInOperator(gateway.url, books.store);
     secrets = [
       ...Object.values(providerEnv(fake)).filter((v) => v.startsWith("sk-")),
@@ -306,15 +309,21 @@ describeEachDialect("fuzzing a running gateway", (dialect) => {
     ["POST", "/admin/accounts/:id/unban"], ["GET", "/admin/stats"], ["GET", "/admin/models"], ["PATCH", "/admin/models/:id"],
     ["GET", "/admin/audit"], ["GET", "/dashboard/models"], ["GET", "/dashboard/usage"], ["GET", "/dashboard/purchases"],
     ["GET", "/dashboard/admin"], ["GET", "/dashboard/admin/accounts"], ["GET", "/dashboard/admin/catalog"],
+    // Organizations (`:org` stands for the user's own organization or anything; `:id` for a member or an invitation).
+    ["POST", "/orgs"], ["GET", "/orgs"], ["PATCH", "/orgs/:org"], ["DELETE", "/orgs/:org"], ["GET", "/orgs/:org/members"],
+    ["PATCH", "/orgs/:org/members/:id"], ["DELETE", "/orgs/:org/members/:id"], ["GET", "/orgs/:org/invitations"],
+    ["POST", "/orgs/:org/invitations"], ["DELETE", "/orgs/:org/invitations/:id"], ["POST", "/orgs/:org/invitations/:id/resend"],
+    ["POST", "/orgs/:org/transfers"], ["POST", "/invitations/accept"], ["GET", "/keys/generate?org=:org"], ["GET", "/account/usage?org=:org"],
   ];
   // The query parameters the endpoints read, with anything as their value; or anything at all.
-  const QUERY_PARAMS = ["page", "q", "days", "email", "key", "model", "status", "from", "to", "after", "limit", "order"];
+  const QUERY_PARAMS = ["page", "q", "days", "email", "key", "model", "status", "from", "to", "after", "limit", "order", "org", "member"];
   const query = fc.oneof(
     printable.map((t) => `?${encodeURIComponent(t)}=${encodeURIComponent(t)}`),
     fc.tuple(fc.constantFrom(...QUERY_PARAMS), fc.oneof(printable, hostileText.filter((t) => t.isWellFormed()))).map(([name, value]) => `?${name}=${encodeURIComponent(value)}`),
   );
   const request = fc.record({
     endpoint: fc.constantFrom(...ENDPOINTS),
+    ownOrg: fc.boolean(),
     otherMethod: optional(fc.constantFrom("GET", "POST", "PUT", "PATCH", "DELETE", "OPTIONS", "HEAD")),
     id: keyId,
     query: optional(query),
@@ -331,7 +340,7 @@ describeEachDialect("fuzzing a running gateway", (dialect) => {
     await fc.assert(
       fc.asyncProperty(request, async (r) => {
         const [method, pattern] = r.endpoint;
-        const path = pattern.replace(":id", r.id);
+        const path = pattern.replace(":org", r.ownOrg ? orgId : r.id).replace(":id", r.id);
         const headers: Record<string, string> = {};
         // Signing out with the suite's own session would end it for the cases that follow.
         if (r.signedIn !== "no" && path !== "/auth/logout") headers.cookie = (r.signedIn === "user" ? user : operator).cookie;

@@ -19,7 +19,7 @@ const plain = hello("gpt-4.1-nano", { max_tokens: LARGE, stream: false });
 /** The i-th request of a burst: streaming and not, in turn. */
 export const largeRequest = (i: number) => (i % 2 ? streaming : plain);
 
-const ceiling = requestCost(estimatePromptTokens(Buffer.byteLength(JSON.stringify(plain)), 1), LARGE, nano);
+export const ceiling = requestCost(estimatePromptTokens(Buffer.byteLength(JSON.stringify(plain)), 1), LARGE, nano);
 /** Every admitted request uses its whole output ceiling: about $0.012. */
 const usage = { prompt_tokens: 11, completion_tokens: LARGE };
 const cost = requestCost(usage.prompt_tokens, usage.completion_tokens, nano);
@@ -31,7 +31,7 @@ export const HOURLY_LIMIT = nanos(2n * ceiling + ceiling / 2n);
  * each is refused or forwarded, lets the fake answer with the whole ceiling used. Returns the
  * answers, bodies read, with how many were forwarded.
  */
-async function heldBurst(fake: FakeUpstream, total: number, send: (i: number) => Promise<Response>) {
+export async function heldBurst(fake: FakeUpstream, total: number, send: (i: number) => Promise<Response>) {
   const upstream = Promise.withResolvers<void>();
   fake.behave({ holdUntil: upstream.promise, usage });
   const before = fake.received.length;
