@@ -12,6 +12,9 @@ import { verifyEmail } from "../support/accounts.ts";
 import { expectBooksClosed } from "../support/books.ts";
 import { signUpUser, type Browser } from "../support/session.ts";
 import { useGateway } from "../support/server.ts";
+import { postResponses } from "../support/responses.ts";
+import { postMessages } from "../support/messages.ts";
+import { hashSessionToken } from "../../src/core/accounts/session.ts";
 
 const smtp = await startFakeSmtp();
 afterAll(() => smtp.stop());
@@ -108,6 +111,33 @@ describeEachDialect("organizations", (dialect) => {
     await expectBooksClosed(gateway().store, await userId(owner));
   });
 
+  test("concurrent transfers with one idempotency key move the credit once; with many, never more than the balance", async () => {
+    const giver = await person("3");
+    expect((await join(giver, "member")).status).toBe(200);
+    const same = await Promise.all(Array.from({ length: 8 }, () => giver.send("POST", `/orgs/${orgId}/transfers`, { usd: "1", idempotencyKey: "once" })));
+    expect(same.map((r) => r.status)).toEqual(Array(8).fill(200));
+    const many = await Promise.all(Array.from({ length: 8 }, (_, i) => giver.send("POST", `/orgs/${orgId}/transfers`, { usd: "0.75", idempotencyKey: `many-${i}` })));
+    // $2 left after the first: exactly two of $0.75 fit.
+    expect(many.map((r) => r.status).sort()).toEqual([200, 200, 402, 402, 402, 402, 402, 402]);
+    expect((await readJson(await giver.send("GET", "/account"))).balanceUsd).toBe("0.500000");
+    await expectBooksClosed(gateway().store, await userId(giver));
+    await expectBooksClosed(gateway().store, orgId);
+  });
+
+  test("an invitation stops working after 7 days, and once revoked", async () => {
+    const late = await person();
+    const invitation = await readJson(await owner.send("POST", `/orgs/${orgId}/invitations`, { email: late.email }));
+    const token = await linkToken(smtp, late.email, "invitations/accept");
+    const lateUser = (await gateway().store.findAccountByEmail(late.email))!;
+    const expired = await gateway().store.acceptInvitation({
+      tokenHash: hashSessionToken(token), userId: lateUser.id, email: late.email, ip: null, now: Date.parse(invitation.expiresAt),
+    });
+    expect(expired).toEqual({ refused: "invalid" });
+    expect((await owner.send("DELETE", `/orgs/${orgId}/invitations/${invitation.id}`)).status).toBe(200);
+    expect((await late.send("POST", "/invitations/accept", { token })).status).toBe(400);
+    expect((await owner.send("DELETE", `/orgs/${orgId}/invitations/${invitation.id}`)).status).toBe(404);
+  });
+
   describe("spending", () => {
     beforeAll(async () => {
       await owner.send("POST", `/orgs/${orgId}/transfers`, { usd: 5, idempotencyKey: "spending" });
@@ -159,6 +189,13 @@ describeEachDialect("organizations", (dialect) => {
       expect(statuses).toContain(402);
       const refusal = await readJson(answers[statuses.indexOf(402)]!);
       expect(refusal.error.message).toContain("daily spend cap");
+      // Every door admits through the same step: none skips the cap (these ceilings alone pass it).
+      const responses = await postResponses(url(), key, { model: "gpt-4.1-nano", input: "hello", max_output_tokens: 10_000 });
+      expect(responses.status).toBe(402);
+      expect((await readJson(responses)).error.message).toContain("daily spend cap");
+      const messages = await postMessages(url(), key, { model: "gpt-4.1-nano", max_tokens: 10_000, messages: [{ role: "user", content: "hello" }] });
+      expect(messages.status).toBe(402);
+      expect(JSON.stringify(await readJson(messages))).toContain("daily spend cap");
       const row = (await readJson(await owner.send("GET", `/orgs/${orgId}/members`))).members.find((m: { email: string }) => m.email === capped.email);
       expect(Number(row.spentTodayUsd)).toBeGreaterThan(0);
       expect(Number(row.spentTodayUsd)).toBeLessThanOrEqual(Number(cap));

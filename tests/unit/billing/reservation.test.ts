@@ -177,3 +177,27 @@ describe("largestFittingMaxTokens", () => {
     expect(largestFittingMaxTokens(() => nanos(1), 5n)).toBeNull();
   });
 });
+
+describe("an organization member's daily cap", () => {
+  const capped = (cap: string, committed: string, available = "1"): ReservationSnapshot => ({
+    ...base, available: usd(available), member: { cap: usd(cap), committed: usd(committed) },
+  });
+
+  test("admits a request that meets the cap exactly: spent and held today plus this one may equal it", () => {
+    expect(decide(capped("0.05", "0.03"), "0.02")).toBeNull();
+  });
+
+  test("refuses one nano-dollar more with a 402 naming the cap and the largest max_tokens that fits", () => {
+    expect(decide(capped("0.05", "0.03"), "0.020000001")).toEqual({
+      kind: "insufficient_credits",
+      message: "Member daily spend cap exceeded: your cap in this organization is $0.050000 per day (UTC), $0.030000 is spent or reserved today, and this request may cost up to $0.020000. The largest max_tokens that fits is 190.",
+      retryAfterSeconds: undefined,
+      shouldRetry: false,
+    });
+  });
+
+  test("is checked after the key's own limits and before the balance", () => {
+    expect(decide({ ...capped("0.05", "0.05"), key: { ...base.key, creditLimit: usd("0.01") } }, "0.02")?.message).toStartWith("API key credit limit exceeded");
+    expect(decide(capped("0.05", "0.05", "0"), "0.02")?.message).toStartWith("Member daily spend cap exceeded");
+  });
+});
