@@ -134,7 +134,7 @@ export interface AccountChange {
 export interface UserStore {
   /** The account with this e-mail and its password hash (null for accounts made without one). */
   findCredentials(email: string): Promise<{ account: Account; passwordHash: string | null } | null>;
-  /** Every account, oldest first. */
+  /** Every person's account, oldest first (organizations are not people). */
   listAccounts(): Promise<Account[]>;
   updateAccount(id: string, change: AccountChange): Promise<Account | null>;
 }

@@ -16,6 +16,7 @@ import { adminRoutes } from "./routes/admin.ts";
 import { authRoutes } from "./routes/account/auth.ts";
 import { checkoutRoutes } from "./routes/account/checkout.ts";
 import { orgRoutes } from "./routes/account/orgs.ts";
+import { adminOrgRoutes } from "./routes/admin-orgs.ts";
 import { dashboardApiRoutes } from "./routes/account/history.ts";
 import { estimatorRoutes } from "./routes/estimator.ts";
 import { keyRoutes } from "./routes/account/keys.ts";
@@ -59,6 +60,7 @@ export function createApp(deps: AppDeps, leases = new LeaseKeeper(deps.store, de
     .use(accountSecurityRoutes(deps))
     .use(dashboardApiRoutes(deps))
     .use(adminRoutes(deps))
+    .use(adminOrgRoutes(deps))
     .use(dashboardRoutes(deps))
     .use(keyRoutes(deps))
     .use(settingsRoutes(deps))

@@ -15,6 +15,7 @@ import { useGateway } from "../support/server.ts";
 import { postResponses } from "../support/responses.ts";
 import { postMessages } from "../support/messages.ts";
 import { hashSessionToken } from "../../src/core/accounts/session.ts";
+import { signInOperator } from "../support/operator.ts";
 
 const smtp = await startFakeSmtp();
 afterAll(() => smtp.stop());
@@ -136,6 +137,29 @@ describeEachDialect("organizations", (dialect) => {
     expect((await owner.send("DELETE", `/orgs/${orgId}/invitations/${invitation.id}`)).status).toBe(200);
     expect((await late.send("POST", "/invitations/accept", { token })).status).toBe(400);
     expect((await owner.send("DELETE", `/orgs/${orgId}/invitations/${invitation.id}`)).status).toBe(404);
+  });
+
+  test("the operator console lists organizations and their members, and appoints an owner", async () => {
+    const operator = await signInOperator(url(), gateway().store);
+    expect((await member.send("GET", "/admin/orgs")).status).toBe(403);
+    const { organizations } = await readJson(await operator.send("GET", "/admin/orgs"));
+    expect(organizations).toContainEqual(expect.objectContaining({ id: orgId, name: "Acme", members: expect.any(Number), balanceUsd: expect.any(String) }));
+    const detail = await readJson(await operator.send("GET", `/admin/orgs/${orgId}`));
+    expect(detail.members.map((m: { email: string }) => m.email)).toContain(admin.email);
+    const appointed = await readJson(await operator.send("POST", `/admin/orgs/${orgId}/owners`, { email: admin.email }));
+    expect(appointed).toMatchObject({ email: admin.email, role: "owner" });
+    expect((await operator.send("POST", `/admin/orgs/${orgId}/owners`, { email: "nobody@example.com" })).status).toBe(404);
+    // Back to admin, by an owner: the organization keeps its first owner.
+    expect((await owner.send("PATCH", `/orgs/${orgId}/members/${await userId(admin)}`, { role: "admin" })).status).toBe(200);
+    const search = await readJson(await operator.send("GET", "/admin/accounts?q=org:"));
+    expect(JSON.stringify(search)).not.toContain(orgId);
+  });
+
+  test("the organization's audit log names who did what, for owners and admins", async () => {
+    const { events } = await readJson(await admin.send("GET", `/account/audit?org=${orgId}`));
+    const types = new Set(events.map((e: { type: string }) => e.type));
+    for (const type of ["org_created", "invitation_sent", "member_joined", "credits_transferred"]) expect(types).toContain(type);
+    expect(events.find((e: { type: string }) => e.type === "org_created").detail).toContain(`by ${owner.email}`);
   });
 
   describe("spending", () => {

@@ -26,7 +26,8 @@ function* audited<T>(work: Work<T | null>, audit: (result: T) => NewAuditEvent):
 function* searchAccounts(text: string, offset: number, limit: number): Work<Account[]> {
   // E-mails are stored lower-case; LIKE's wildcards in the query are matched literally.
   const pattern = `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
-  const found = yield* records(accounts, build.select().from(accounts).where(sql`${accounts.email} LIKE ${pattern} ESCAPE '\\'`)
+  // People only: organizations have their own list (their e-mail is a placeholder).
+  const found = yield* records(accounts, build.select().from(accounts).where(sql`${accounts.email} LIKE ${pattern} ESCAPE '\\' AND ${accounts.kind} = 'person'`)
     .orderBy(desc(accounts.createdAt), desc(accounts.id)).limit(limit).offset(offset));
   return found.map(toAccount);
 }

@@ -13,7 +13,9 @@ function* findCredentials(email: string): Work<{ account: Account; passwordHash:
 }
 
 function* listAccounts(): Work<Account[]> {
-  return (yield* records(accounts, build.select().from(accounts).orderBy(asc(accounts.createdAt), asc(accounts.id)))).map(toAccount);
+  // People only: organizations are listed by `gateway orgs list`.
+  const people = build.select().from(accounts).where(eq(accounts.kind, "person")).orderBy(asc(accounts.createdAt), asc(accounts.id));
+  return (yield* records(accounts, people)).map(toAccount);
 }
 
 export function* updateAccount(id: string, change: AccountChange): Work<Account | null> {
