@@ -145,7 +145,7 @@ describeInBrowser("the dashboard, end to end", () => {
 
     const card = keyCard("Backend", "active");
     expect(await fact(card, "Key").textContent()).toBe(`${secret.slice(0, 10)}…`);
-    expect(await fact(card, "Expires").textContent()).toBe("Jan 31, 2030, 12:00 PM");
+    expect(await fact(card, "Expires").textContent()).toBe("2030-01-31 12:00 UTC");
     expect(await fact(card, "Lifetime credit limit").textContent()).toBe("$10.00");
     expect(await fact(card, "Spend limit per hour").textContent()).toBe("$2.50");
     expect(await fact(card, "Request limit per hour").textContent()).toBe("100");
