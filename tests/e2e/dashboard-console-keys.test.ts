@@ -56,11 +56,14 @@ describeInBrowser("keys after a rotation, the overview, the phone's navigation a
     await dialog.getByRole("button", { name: button }).click();
   };
 
-  test("the overview's daily table opens on today, newest first", async () => {
+  test("the overview's and the usage page's daily tables open on today, newest first", async () => {
     const page = await open(customer, "/dashboard");
     const table = page.getByRole("table", { name: /Spend per day/ });
     const today = new Date().toISOString().slice(0, 10);
     expect(await table.locator("tbody tr").first().locator("td").first().textContent()).toBe(today);
+    const usage = await open(customer, "/dashboard/usage");
+    const perModel = usage.getByRole("table", { name: /Spend per model per day/ });
+    expect(await perModel.locator("tbody tr").first().locator("td").first().textContent()).toBe(today);
   });
 
   test("a rotated key is marked Rotated below the active keys, revoked keys have no Edit, and a later action clears the Created notice", async () => {
