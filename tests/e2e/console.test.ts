@@ -91,6 +91,8 @@ describeInBrowser("the operator console and the customer's pages, end to end", (
     await page.getByLabel("Amount (USD)").fill("2.000000001");
     await page.getByLabel("Note").fill("sorry for the outage");
     await page.getByRole("button", { name: "Grant credits" }).press("Enter");
+    // The grant is confirmed first; Cancel has the focus.
+    await page.getByRole("dialog", { name: `Grant $2.000000001 to ${customer.email}?` }).getByRole("button", { name: "Grant credits" }).click();
     await page.getByText("Granted $2.000000001. The balance is now $37.00.").waitFor();
     const account = await gateway.store.findAccountByEmail(customer.email);
     expect(account?.balance).toBe(36_999_996_101n as never);
@@ -121,6 +123,7 @@ describeInBrowser("the operator console and the customer's pages, end to end", (
     expect(await page.evaluate(() => document.activeElement?.id)).toBe(`prices-${"gpt-4.1-nano"}`);
 
     await page.getByRole("button", { name: "Disable gpt-4o" }).press("Enter");
+    await page.getByRole("dialog", { name: "Disable gpt-4o?" }).getByRole("button", { name: "Disable model" }).click();
     await page.getByText("gpt-4o is disabled.", { exact: false }).waitFor();
     expect(await page.evaluate(() => document.activeElement?.id)).toBe("toggle-gpt-4o");
     await page.keyboard.press("Enter");
@@ -130,9 +133,9 @@ describeInBrowser("the operator console and the customer's pages, end to end", (
     await goTo(page, "/dashboard/admin/audit");
     const rows = page.getByRole("table", { name: "Events of every account, newest first" }).locator("tbody tr");
     const types = await rows.locator("td:nth-child(3)").allTextContents();
-    expect(types.slice(0, 3)).toEqual(["model updated", "model updated", "model updated"]);
-    expect(types).toContain("credits granted");
-    expect(types).toContain("banned");
+    expect(types.slice(0, 3)).toEqual(["Model changed", "Model changed", "Model changed"]);
+    expect(types).toContain("Credits granted");
+    expect(types).toContain("Account suspended");
     await screenshot(page, "console-audit");
   });
 

@@ -190,7 +190,7 @@ describeInBrowser("the account pages", () => {
     await signIn(phone, CHANGED_PASSWORD, totpCode(secret, Date.now() + 30_000));
     await phone.goto(`${gateway.url}/dashboard/security`);
     await ready(phone);
-    await phone.getByRole("region", { name: "Account activity" }).getByText("Two-factor sign-in on").waitFor();
+    await phone.getByRole("region", { name: "Account activity" }).getByText("2FA enabled").waitFor();
     expect(await phone.getByRole("region", { name: "Account activity" }).getByText("Password reset").count()).toBe(1);
     expect(await fitsWidth(phone)).toBe(true);
     await screenshot(phone, "phone-security");

@@ -63,6 +63,8 @@ describeInBrowser("the dashboard, end to end", () => {
   const stat = (label: string) => page.locator(".stat").filter({ has: page.getByRole("heading", { name: label }) }).locator(".stat-value");
   const keyCard = (name: string, status: string) => page.locator("article.key").filter({ has: page.getByRole("heading", { name, exact: true }) })
     .filter({ has: page.locator(`.badge.${status}`) });
+  const rotatedCard = (name: string) => page.locator("article.key.status-revoked").filter({ has: page.getByRole("heading", { name, exact: true }) })
+    .filter({ has: page.locator(".badge", { hasText: "Rotated" }) });
   const fact = (card: ReturnType<typeof keyCard>, term: string) => card.locator("div").filter({ has: page.locator("dt", { hasText: term }) }).locator("dd");
   const accountId = async () => (await gateway.store.findAccountByEmail(email))!.id;
 
@@ -145,7 +147,7 @@ describeInBrowser("the dashboard, end to end", () => {
 
     const card = keyCard("Backend", "active");
     expect(await fact(card, "Key").textContent()).toBe(`${secret.slice(0, 10)}…`);
-    expect(await fact(card, "Expires").textContent()).toBe("Jan 31, 2030, 12:00 PM");
+    expect(await fact(card, "Expires").textContent()).toBe("2030-01-31 12:00 UTC");
     expect(await fact(card, "Lifetime credit limit").textContent()).toBe("$10.00");
     expect(await fact(card, "Spend limit per hour").textContent()).toBe("$2.50");
     expect(await fact(card, "Request limit per hour").textContent()).toBe("100");
@@ -361,7 +363,9 @@ describeInBrowser("the dashboard, end to end", () => {
     const replacement = await takeSecret();
     expect(replacement).not.toBe(secret);
     expect(await pageHolds(replacement)).toBe(false);
-    await keyCard("Backend", "revoked").waitFor();
+    // The replaced key is marked as rotated, not as a second revoked key of that name.
+    await rotatedCard("Backend").waitFor();
+    expect(await keyCard("Backend", "revoked").count()).toBe(0);
     await keyCard("Backend", "active").waitFor();
     expect((await postChat(gateway.url, secret, hello(MODEL))).status).toBe(401);
     expect((await postChat(gateway.url, replacement, hello(MODEL))).status).toBe(200);
@@ -381,7 +385,8 @@ describeInBrowser("the dashboard, end to end", () => {
     await dialog.getByRole("button", { name: "Revoke key" }).click();
     await page.getByText("Revoked Backend.").waitFor();
     expect(await keyCard("Backend", "active").count()).toBe(0);
-    expect(await keyCard("Backend", "revoked").count()).toBe(2);
+    expect(await keyCard("Backend", "revoked").count()).toBe(1);
+    expect(await rotatedCard("Backend").count()).toBe(1);
     expect((await postChat(gateway.url, secret, hello(MODEL))).status).toBe(401);
     await screenshot(page, "keys-revoked");
   });

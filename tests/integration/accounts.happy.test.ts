@@ -36,7 +36,7 @@ describeEachDialect("account flows", (dialect) => {
       expect(mail!.text).toContain(`https://gw.example/dashboard/verify?token=${token}`);
       const verified = await post("/auth/verify", { token });
       expect(verified.status).toBe(200);
-      expect(await readJson(verified)).toEqual({ success: true });
+      expect(await readJson(verified)).toEqual({ success: true, creditsGrantedUsd: "5.000000" });
       expect((await readJson(await user.send("GET", "/account"))).balanceUsd).toBe("5.000000");
       expect((await readJson(await user.send("GET", "/account/security"))).emailVerified).toBe(true);
       const again = await post("/auth/verify", { token });

@@ -67,6 +67,7 @@ describeEachDialect("the dashboard's JSON reads", (dialect) => {
         page: 1,
         pageSize: 50,
         hasMore: false,
+        matches: 2,
         usage: [
           {
             id: expect.any(String), createdAt: "2026-03-14T09:27:53.589Z", model: "deepseek-v3.2", requestedModel: "deepseek-v3.2",
@@ -88,7 +89,7 @@ describeEachDialect("the dashboard's JSON reads", (dialect) => {
       const id = await accountId(gateway(), user);
       for (let i = 0; i < 52; i++) await insertUsageLog(gateway().db, { accountId: id, createdAt: T0 + i * 1000, promptTokens: i });
       const first = await readJson(await user.send("GET", "/account/usage?page=1"));
-      expect(first).toMatchObject({ page: 1, pageSize: 50, hasMore: true });
+      expect(first).toMatchObject({ page: 1, pageSize: 50, hasMore: true, matches: 52 });
       expect(first.usage.map((u: { promptTokens: number }) => u.promptTokens)).toEqual(Array.from({ length: 50 }, (_, i) => 51 - i));
       const second = await readJson(await user.send("GET", "/account/usage?page=2"));
       expect(second).toMatchObject({ page: 2, pageSize: 50, hasMore: false });
@@ -96,7 +97,7 @@ describeEachDialect("the dashboard's JSON reads", (dialect) => {
     });
 
     test("a page past the last one is empty", async () => {
-      expect(await readJson(await alice.send("GET", "/account/usage?page=3"))).toEqual({ page: 3, pageSize: 50, hasMore: false, usage: [] });
+      expect(await readJson(await alice.send("GET", "/account/usage?page=3"))).toEqual({ page: 3, pageSize: 50, hasMore: false, matches: 2, usage: [] });
     });
 
     test.each(["0", "21", "-1", "1.5", "two", "", "00001"])("refuses page=%p with 400", async (page) => {

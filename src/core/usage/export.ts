@@ -1,6 +1,7 @@
 import { csvRecord } from "./csv.ts";
 import type { CacheSavings, RequestUsage } from "../entities.ts";
 import { formatUsd } from "../money.ts";
+import type { UsageFilter } from "./filter.ts";
 
 export interface UsageExportRow extends RequestUsage, CacheSavings {
   id: string;
@@ -16,7 +17,7 @@ export interface UsageCursor {
 
 export interface UsageExportStore {
   /** Up to `limit` of the account's usage logs, newest first, after `after` (from the newest when null). */
-  usageLogPage(accountId: string, after: UsageCursor | null, limit: number): Promise<UsageExportRow[]>;
+  usageLogPage(accountId: string, after: UsageCursor | null, limit: number, filter?: UsageFilter): Promise<UsageExportRow[]>;
 }
 
 /** The spec's "latest 1,000 usage logs". */
@@ -48,9 +49,9 @@ export const usageCsvRecord = (log: UsageExportRow): string =>
  * neither the rows nor the text are ever held whole. The first page is read before anything
  * is yielded: a failing query surfaces before a response has been started.
  */
-export async function* usageCsv(store: UsageExportStore, accountId: string): AsyncGenerator<string> {
+export async function* usageCsv(store: UsageExportStore, accountId: string, filter: UsageFilter = {}): AsyncGenerator<string> {
   let wanted = Math.min(PAGE_SIZE, USAGE_EXPORT_LIMIT);
-  let page = await store.usageLogPage(accountId, null, wanted);
+  let page = await store.usageLogPage(accountId, null, wanted, filter);
   let chunk = csvRecord(USAGE_CSV_COLUMNS);
   let sent = 0;
   for (;;) {
@@ -59,7 +60,7 @@ export async function* usageCsv(store: UsageExportStore, accountId: string): Asy
     const last = page.at(-1);
     if (page.length < wanted || sent >= USAGE_EXPORT_LIMIT || !last) return;
     wanted = Math.min(PAGE_SIZE, USAGE_EXPORT_LIMIT - sent);
-    page = await store.usageLogPage(accountId, { createdAt: last.createdAt, id: last.id }, wanted);
+    page = await store.usageLogPage(accountId, { createdAt: last.createdAt, id: last.id }, wanted, filter);
     chunk = "";
   }
 }

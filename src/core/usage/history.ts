@@ -36,6 +36,8 @@ export interface DaySpend {
 export interface DashboardStore {
   /** The account's usage logs (those `filter` lets through), newest first, skipping the `offset` newest. */
   usageLogs(accountId: string, offset: number, limit: number, filter?: UsageFilter): Promise<UsageLogEntry[]>;
+  /** How many of the account's usage logs `filter` lets through. */
+  countUsageLogs(accountId: string, filter?: UsageFilter): Promise<number>;
   /** Spend and requests per UTC day since `since` (epoch ms, a day's start); days without usage are left out. */
   spendByDay(accountId: string, since: number): Promise<DaySpend[]>;
   /** Spend, savings and requests since `since` (epoch ms). */
@@ -80,10 +82,15 @@ export const usageLogView = (log: UsageLogEntry) => ({
  */
 export async function usagePage(store: DashboardStore, accountId: string, page: number, filter: UsageFilter = {}) {
   // One row past the page tells whether another page exists, without counting them all.
-  const found = await store.usageLogs(accountId, (page - 1) * USAGE_PAGE_SIZE, USAGE_PAGE_SIZE + 1, filter);
+  const [found, matches] = await Promise.all([
+    store.usageLogs(accountId, (page - 1) * USAGE_PAGE_SIZE, USAGE_PAGE_SIZE + 1, filter),
+    store.countUsageLogs(accountId, filter),
+  ]);
   return {
     page,
     pageSize: USAGE_PAGE_SIZE,
+    // Every log the filters let through, of which the table pages through (and the CSV holds) the latest 1,000.
+    matches,
     hasMore: found.length > USAGE_PAGE_SIZE && page < USAGE_PAGES,
     usage: found.slice(0, USAGE_PAGE_SIZE).map(usageLogView),
   };

@@ -18,6 +18,7 @@ function fakeStore(total: number, days: { day: number; spend: bigint; saved?: bi
       asked.push({ offset, limit });
       return Array.from({ length: Math.max(0, Math.min(limit, total - offset)) }, (_, i) => entry(offset + i));
     },
+    countUsageLogs: async () => total,
     spendByDay: async (_accountId, since) => {
       sinces.push(since);
       return days.map((d) => ({ ...d, spend: nanos(d.spend), saved: nanos(d.saved ?? 0n) }));

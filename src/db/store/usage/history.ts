@@ -1,4 +1,4 @@
-import { and, asc, count, desc, eq, gte, lt, sql, sum } from "drizzle-orm";
+import { and, asc, count, desc, eq, gte, sql, sum } from "drizzle-orm";
 import { type DashboardStore, type DaySpend, type UsageLogEntry } from "../../../core/usage/history.ts";
 import type { ModelDaySpend, ModelSpendStore } from "../../../core/usage/model-spend.ts";
 import { nanos } from "../../../core/money.ts";
@@ -7,7 +7,7 @@ import type { Database } from "../../database.ts";
 import { apiKeys, usageLogs as logs } from "../../schema/sqlite.ts";
 import { big, int, type Row, type Work } from "../../sql.ts";
 import { build, query, record, utcDay } from "../../typed.ts";
-import { toUsage } from "./export.ts";
+import { filtered, toUsage } from "./export.ts";
 
 const text = (value: unknown) => (typeof value === "string" ? value : null);
 
@@ -15,18 +15,6 @@ const toEntry = (r: Row): UsageLogEntry => {
   const log = record(logs, r);
   return { ...toUsage(log), keyName: text(r.key_name), keyPrefix: text(r.key_prefix), memberEmail: text(r.member_email), error: log.error };
 };
-
-/** The account's logs joined to their keys, narrowed by the filter's fields that are set. */
-const filtered = (accountId: string, filter: UsageFilter) =>
-  and(
-    eq(logs.accountId, accountId),
-    filter.keyId === undefined ? undefined : eq(logs.keyId, filter.keyId),
-    filter.memberId === undefined ? undefined : eq(apiKeys.ownerId, filter.memberId),
-    filter.model === undefined ? undefined : eq(logs.model, filter.model),
-    filter.status === undefined ? undefined : eq(logs.status, filter.status),
-    filter.from === undefined ? undefined : gte(logs.createdAt, filter.from),
-    filter.until === undefined ? undefined : lt(logs.createdAt, filter.until),
-  );
 
 function* usageLogs(accountId: string, offset: number, limit: number, filter: UsageFilter): Work<UsageLogEntry[]> {
   // The key's account is matched too, so that a log can never show another account's key.
@@ -37,6 +25,11 @@ function* usageLogs(accountId: string, offset: number, limit: number, filter: Us
     .from(logs).leftJoin(apiKeys, and(eq(apiKeys.id, logs.keyId), eq(apiKeys.accountId, logs.accountId)))
     .where(filtered(accountId, filter)).orderBy(desc(logs.createdAt), desc(logs.id)).limit(limit).offset(offset));
   return found.map(toEntry);
+}
+
+function* countUsageLogs(accountId: string, filter: UsageFilter): Work<number> {
+  const [row] = yield* query(build.select({ matches: count().as("matches") }).from(logs).where(filtered(accountId, filter)));
+  return int(row?.matches);
 }
 
 const since = (accountId: string, from: number) => and(eq(logs.accountId, accountId), gte(logs.createdAt, from));
@@ -61,6 +54,7 @@ function* spendSince(accountId: string, from: number): Work<Omit<DaySpend, "day"
 
 export const dashboardStore = (db: Database): DashboardStore & ModelSpendStore => ({
   usageLogs: (accountId, offset, limit, filter = {}) => db.run(usageLogs(accountId, offset, limit, filter)),
+  countUsageLogs: (accountId, filter = {}) => db.run(countUsageLogs(accountId, filter)),
   spendByModelDay: (accountId, from) => db.run(spendByModelDay(accountId, from)),
   spendByDay: (accountId, from) => db.run(spendByDay(accountId, from)),
   spendSince: (accountId, from) => db.run(spendSince(accountId, from)),

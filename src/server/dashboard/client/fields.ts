@@ -11,6 +11,8 @@ interface FieldSpec {
   autocomplete?: string;
   inputMode?: "decimal" | "numeric";
   maxLength?: number;
+  /** A short, fixed-length value (a 6-digit code; a recovery code) gets an input of its size, not the row's width. */
+  size?: "code" | "recovery-code";
   /** The page's own check, for a quick answer; the server checks again and has the last word. */
   validate?: (value: string) => string | null;
 }
@@ -31,12 +33,14 @@ export function field(spec: FieldSpec): Field {
   const error = h("p", { class: "field-error", id: `${id}-error`, hidden: true });
   const input = h("input", {
     id, name: spec.name, type: spec.type ?? "text", value: spec.value, autocomplete: spec.autocomplete ?? "off",
-    inputmode: spec.inputMode, maxlength: spec.maxLength, "aria-describedby": [hint?.id, error.id].filter(Boolean).join(" "),
+    inputmode: spec.inputMode, maxlength: spec.maxLength, class: spec.size ? `size-${spec.size}` : undefined, "aria-describedby": [hint?.id, error.id].filter(Boolean).join(" "),
   });
   return {
     spec,
     input,
-    element: h("div", { class: "field" }, h("label", { for: id }, spec.label), hint, input, error),
+    // Three parts, each on its own track of the row (styles.css): hints of different lengths and an
+    // error under one field leave every input of the row on one line.
+    element: h("div", { class: "field" }, h("div", { class: "field-head" }, h("label", { for: id }, spec.label), hint), input, error),
     value: () => (spec.type === "password" ? input.value : input.value.trim()),
     showError(message) {
       error.textContent = message ?? "";

@@ -91,9 +91,21 @@ export const moneyInText = (text: string): string =>
 /** A whole number with thousands separators. */
 export const count = (value: number): string => value.toLocaleString("en-US");
 
-/** A moment in the browser's time zone. */
-export const dateTime = (iso: string): string =>
-  new Date(iso).toLocaleString("en-US", { dateStyle: "medium", timeStyle: "short" });
+const LOCAL_MOMENT = new Intl.DateTimeFormat("en-US", {
+  year: "numeric", month: "2-digit", day: "2-digit", hour: "2-digit", minute: "2-digit", hourCycle: "h23", timeZoneName: "short",
+});
+
+/** A moment in the browser's time zone, ISO-style with the zone said: "2026-03-14 09:26 UTC", "2026-03-14 10:26 GMT+1". */
+export function dateTime(iso: string): string {
+  const part = Object.fromEntries(LOCAL_MOMENT.formatToParts(new Date(iso)).map((p) => [p.type, p.value]));
+  return `${part.year}-${part.month}-${part.day} ${part.hour}:${part.minute} ${part.timeZoneName}`;
+}
+
+/** A moment in UTC, ISO-style, its zone said: ["2026-03-14", "09:26 UTC"] (the day and the time, to be kept whole each). */
+export const utcMoment = (iso: string): [string, string] => {
+  const at = new Date(iso).toISOString();
+  return [at.slice(0, 10), `${at.slice(11, 16)} UTC`];
+};
 
 /** "2026-10-23" → "Oct 23". */
 export const shortDate = (isoDate: string): string =>

@@ -71,6 +71,9 @@ async function start(): Promise<void> {
   const page = document.body.dataset.page;
   if (!root || !isPageName(page)) return;
   document.getElementById("sign-out")?.addEventListener("click", () => void signOut());
+  // On a phone the links are one row that scrolls sideways: the current page's is brought into view.
+  const here = document.querySelector<HTMLElement>('.site-header nav a[aria-current="page"]');
+  here?.parentElement?.parentElement?.scrollTo({ left: here.offsetLeft - 16 });
   try {
     await Promise.all([RENDERERS[page](root, pageData() as never), PAGES[page].signedIn ? showBanner(root) : null]);
   } catch (error) {

@@ -11,7 +11,8 @@ export type SpendSummary = Awaited<ReturnType<typeof spendSummary>>;
 export type DaySpendView = SpendSummary["daily"][number];
 export type UsagePage = Awaited<ReturnType<typeof usagePage>>;
 export type UsageEntryView = UsagePage["usage"][number];
-export type KeyView = ReturnType<typeof keyListView>;
+/** A key as listed; `rotated` marks one that a rotation replaced. */
+export type KeyView = ReturnType<typeof keyListView> & { rotated?: true };
 export type KeyCreated = ReturnType<typeof keyCreatedView>;
 export interface KeyList {
   keys: KeyView[];

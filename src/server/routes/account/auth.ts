@@ -2,6 +2,7 @@ import { Elysia } from "elysia";
 import { forgotPassword, resetPassword, verifyEmail } from "../../../core/accounts/recovery.ts";
 import { logIn, signUp } from "../../../core/accounts/sign-in.ts";
 import { hashSessionToken } from "../../../core/accounts/session.ts";
+import { formatUsd } from "../../../core/money.ts";
 import type { AppDeps } from "../../deps.ts";
 import { clientOf } from "../../client-ip.ts";
 import { json, methodGuards } from "../../http.ts";
@@ -52,8 +53,9 @@ export const authRoutes = ({ config, store, now, wakeMailer }: AppDeps) => {
     }, { parse: "none" })
     .post("/auth/verify", async ({ request, server }) => {
       const { ip } = clientOf(request, server, config.trustProxy);
-      await verifyEmail(store, await readObjectBody(request), policy, { ip, now: now() });
-      return json(SUCCESS);
+      const { freeCreditsGranted } = await verifyEmail(store, await readObjectBody(request), policy, { ip, now: now() });
+      // The free credits this verification added, when it added any, so that the page can name the amount.
+      return json(freeCreditsGranted ? { ...SUCCESS, creditsGrantedUsd: formatUsd(policy.amount, 6) } : SUCCESS);
     }, { parse: "none" })
     .post("/auth/password/forgot", async ({ request, server }) => {
       const { ip } = clientOf(request, server, config.trustProxy);

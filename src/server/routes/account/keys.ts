@@ -6,6 +6,7 @@ import {
   issueKey, KEY_ROTATED, keyCreatedView, keyListView, knownModels, parseKeyChange, parseKeyKind, parseNewKey, revokeKey, rotateKey,
   type KeyActor, type Parsed,
 } from "../../../core/keys/rules.ts";
+import { replacedByRotation } from "../../../core/keys/rotation.ts";
 import type { AppDeps } from "../../deps.ts";
 import { clientIp } from "../../client-ip.ts";
 import { json, methodNotAllowed, plainError } from "../../http.ts";
@@ -73,7 +74,9 @@ export const keyRoutes = (deps: AppDeps) => {
     .get("/keys/generate", async ({ session }) => {
       const at = now();
       const keys = (await store.listKeys(account(session).id)).filter(visibleTo(session));
-      return json({ keys: keys.map((key) => keyListView(key, at)) });
+      // A key a rotation replaced says so (`rotated: true`), so that it is not taken for a second revoked key of that name.
+      const rotated = replacedByRotation(keys);
+      return json({ keys: keys.map((key) => ({ ...keyListView(key, at), ...(rotated.has(key.id) ? { rotated: true } : {}) })) });
     })
     .patch(
       "/keys/:keyId",

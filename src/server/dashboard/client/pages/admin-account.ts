@@ -7,7 +7,8 @@ import { costColumn, count, dateTime, total, usdExact, usdTotal } from "../forma
 import { confirmAction } from "../modal.ts";
 import type { AccountDetail, AdminAccount, GrantResult } from "../wire.ts";
 
-const AMOUNT = /^-?\d+(\.\d{1,9})?$/;
+/** The ledger keeps nano-USD: an amount with more decimals is refused. */
+const MAX_DECIMALS = 9;
 const STATES: Record<string, string> = { active: "success", banned: "error", deleted: "expired" };
 
 export const stateBadge = (account: AdminAccount) =>
@@ -18,21 +19,42 @@ const fact = (term: string, value: string | Node) => h("div", {}, h("dt", {}, te
 const section = (id: string, title: string, ...body: Node[]) =>
   h("section", { class: "card", "aria-labelledby": id }, h("h2", { id, tabindex: "-1" }, title), ...body);
 
-/** Grant credits (or take them back with a negative amount), with a note kept in the ledger and the audit log. */
+/** Why an amount typed in the grant form cannot be sent, or null when it can. */
+export function grantAmountProblem(value: string): string | null {
+  if (!/^-?\d+(\.\d+)?$/.test(value)) return "Enter an amount in USD, such as 25 or -2.50";
+  if ((value.split(".")[1] ?? "").length > MAX_DECIMALS) return `Use at most ${MAX_DECIMALS} decimal places (the ledger counts to the billionth of a dollar)`;
+  return /^-?[0.]+$/.test(value) ? "Enter a non-zero amount, such as 25 or -2.50" : null;
+}
+
+/**
+ * Grant credits (or take them back with a negative amount), with a note kept in the ledger and
+ * the audit log. The note is required here (the API fills in a default) and the operator confirms first.
+ */
 function grantForm(email: string, done: (message: string) => Promise<void>): HTMLFormElement {
   const usdField = field({
     name: "usd", label: "Amount (USD)", inputMode: "decimal",
-    hint: "A negative amount takes credits back (an adjustment). Up to 9 decimal places.",
-    validate: (v) => (AMOUNT.test(v) && Number(v) !== 0 ? null : "Enter a non-zero amount, such as 25 or -2.50"),
+    hint: `A negative amount takes credits back (an adjustment). Up to ${MAX_DECIMALS} decimal places.`,
+    validate: grantAmountProblem,
   });
-  const note = field({ name: "note", label: "Note", hint: "Why: kept in the ledger and the audit log.", maxLength: 500 });
+  const note = field({
+    name: "note", label: "Note", hint: "Why: kept in the ledger and the audit log.", maxLength: 500,
+    validate: (v) => (v === "" ? "Say why, for the ledger and the audit log" : null),
+  });
   return form({
     fields: [usdField, note],
     submitLabel: "Grant credits",
     labelledBy: "grant-heading",
     onSubmit: async () => {
+      const usd = usdField.value();
+      const taking = usd.startsWith("-");
+      const confirmed = await confirmAction({
+        title: taking ? `Take ${usdExact(usd.slice(1))} back from ${email}?` : `Grant ${usdExact(usd)} to ${email}?`,
+        body: `Note: “${note.value()}”. The ledger keeps the entry for good; a mistake is corrected by another entry.`,
+        confirmLabel: taking ? "Take credits back" : "Grant credits",
+      });
+      if (!confirmed) return;
       // The amount goes as the typed decimal string, so the server reads it exactly.
-      const result = await call<GrantResult>("POST", `/admin/accounts/${encodeURIComponent(email)}/credits`, { usd: usdField.value(), note: note.value() });
+      const result = await call<GrantResult>("POST", `/admin/accounts/${encodeURIComponent(email)}/credits`, { usd, note: note.value() });
       usdField.input.value = "";
       note.input.value = "";
       await done(`${result.kind === "grant" ? "Granted" : "Took back"} ${usdExact(result.amountUsd.replace("-", ""))}. The balance is now ${usdTotal(result.balanceUsd)}.`);

@@ -2,7 +2,8 @@ import { call } from "../api.ts";
 import { dataTable } from "../chart.ts";
 import { h, uniqueId } from "../dom.ts";
 import { pageUrl } from "../env.ts";
-import { dateTime, moneyInText } from "../format.ts";
+import { eventDetail, eventName } from "../audit-words.ts";
+import { dateTime } from "../format.ts";
 import type { AdminAuditPage } from "../wire.ts";
 import { consolePage } from "./console.ts";
 
@@ -28,7 +29,7 @@ export const renderAdminAudit = consolePage(async (root) => {
         rows: log.events.map((e) => [
           h("time", { datetime: e.at }, dateTime(e.at)),
           e.email === null ? "—" : h("a", { href: pageUrl("adminAccounts", { email: e.email }) }, e.email),
-          e.type.replaceAll("_", " "), e.ip ?? "—", h("span", { class: "wrap" }, moneyInText(e.detail ?? "")),
+          eventName(e.type), e.ip ?? "—", h("span", { class: "wrap" }, eventDetail(e.type, e.detail)),
         ]),
       }),
     h("nav", { class: "pager", "aria-label": "Audit log pages" },

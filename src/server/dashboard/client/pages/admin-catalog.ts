@@ -3,7 +3,7 @@ import { dataTable } from "../chart.ts";
 import { h, hidden } from "../dom.ts";
 import { field, form } from "../fields.ts";
 import { costColumn, count, usdCost } from "../format.ts";
-import { openModal } from "../modal.ts";
+import { confirmAction, openModal } from "../modal.ts";
 import type { CatalogList, CatalogModel } from "../wire.ts";
 import { consolePage } from "./console.ts";
 
@@ -49,6 +49,12 @@ async function renderCatalog(root: HTMLElement, notice?: string): Promise<void> 
   const toggle = (m: CatalogModel) => h("button", {
     type: "button", id: `toggle-${m.id}`, class: m.enabled ? "button danger" : "button secondary",
     onClick: async () => {
+      // Disabling refuses every new request for the model at once: asked first. Enabling is not.
+      if (m.enabled && !(await confirmAction({
+        title: `Disable ${m.id}?`,
+        body: "New requests for this model are refused until it is enabled again.",
+        confirmLabel: "Disable model",
+      }))) return;
       const updated = await call<CatalogModel>("PATCH", `/admin/models/${encodeURIComponent(m.id)}`, { enabled: !m.enabled });
       await redraw(`${updated.id} is ${updated.enabled ? "enabled" : "disabled"}. ${TAKES_EFFECT}`, `toggle-${m.id}`);
     },

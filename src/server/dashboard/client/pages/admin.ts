@@ -16,11 +16,13 @@ const errorRate = (errors: number, requests: number) => (requests === 0 ? "—" 
 /** Per model or per provider: spend as bars, and every figure in the table beside them. */
 function usageBreakdown(kind: "Model" | "Provider", rows: { name: string; spendUsd: string; requests: number; errors: number; avgLatencyMs: number }[], days: number) {
   if (rows.length === 0) return h("p", { class: "muted" }, `No requests in the last ${days} days.`);
-  const top = [...rows].sort((a, b) => Number(b.spendUsd) - Number(a.spendUsd))[0]!;
+  // The bars by spend, largest first (only the bars' order uses floating point; the table keeps the server's order).
+  const bySpend = [...rows].sort((a, b) => Number(b.spendUsd) - Number(a.spendUsd));
+  const top = bySpend[0]!;
   return barList({
     title: `Spend per ${kind.toLowerCase()}, last ${days} days`,
     summary: `Most spend: ${top.name}, ${usdTotal(top.spendUsd)}.`,
-    items: rows.map((r) => ({ label: r.name, value: Number(r.spendUsd), text: usdTotal(r.spendUsd) })),
+    items: bySpend.map((r) => ({ label: r.name, value: Number(r.spendUsd), text: usdTotal(r.spendUsd) })),
     table: {
       caption: `Requests per ${kind.toLowerCase()}, busiest first`,
       columns: [kind, "Spend", "Requests", "Errors", "Error rate", "Mean latency"],

@@ -2,6 +2,8 @@ import { call } from "../api.ts";
 import { h } from "../dom.ts";
 import { pageUrl } from "../env.ts";
 import { field, form } from "../fields.ts";
+import { usdTotal } from "../format.ts";
+import type { SecurityView } from "../wire.ts";
 import { newPasswordFields } from "./password-fields.ts";
 
 // The pages the gateway's e-mails lead to (verify, reset) and the one that sends a reset link.
@@ -19,6 +21,8 @@ function takeToken(): string {
   return token;
 }
 
+const dashboardLink = (text = "Open your dashboard") => h("a", { href: pageUrl("overview") }, text);
+
 const card = (...children: Node[]) => h("div", { class: "card narrow" }, ...children);
 
 /**
@@ -31,16 +35,28 @@ export async function renderVerify(root: HTMLElement): Promise<void> {
   const button = h("button", { type: "button", class: "button" }, "Confirm my e-mail address");
   button.addEventListener("click", async () => {
     button.disabled = true;
+    const say = (tone: "success" | "error", ...text: (string | Node)[]) =>
+      status.replaceChildren(h("p", { class: `notice ${tone}`, role: tone === "error" ? "alert" : "status" }, ...text));
     try {
-      await call("POST", "/auth/verify", { token }, { unauthorized: "throw" });
-      status.replaceChildren(h("p", { class: "notice success", role: "status" },
-        "Your e-mail address is confirmed. Free credits, where your account is eligible, are in your balance. ",
-        h("a", { href: pageUrl("overview") }, "Open your dashboard")));
+      const { creditsGrantedUsd } = await call<{ creditsGrantedUsd?: string }>("POST", "/auth/verify", { token }, { unauthorized: "throw" });
+      say("success", "Your e-mail address is confirmed. ",
+        creditsGrantedUsd ? `${usdTotal(creditsGrantedUsd)} of free credits added to your balance. ` : "",
+        dashboardLink());
       button.remove();
     } catch (error) {
       button.disabled = false;
-      status.replaceChildren(h("p", { class: "notice error", role: "alert" },
-        `${(error as Error).message}. Sign in and ask for a new link from the banner at the top of the dashboard.`));
+      // A link used twice is usually an address confirmed already: said so to a signed-in reader.
+      const verified = await call<SecurityView>("GET", "/account/security", undefined, { unauthorized: "throw" })
+        .then((s) => s.emailVerified, () => null);
+      if (verified === true) {
+        say("success", "Your e-mail address is already confirmed. ", dashboardLink());
+        button.remove();
+      } else if (verified === false) {
+        say("error", `${(error as Error).message}. Ask for a new link from the banner at the top of your `, dashboardLink("dashboard"), ".");
+      } else {
+        say("error", `${(error as Error).message}. `, h("a", { href: pageUrl("signin") }, "Sign in"),
+          ": if your address is not confirmed yet, the dashboard offers a new link.");
+      }
     }
   });
   root.replaceChildren(card(h("p", {}, "Confirm that this e-mail address is yours."), status, h("div", { class: "actions" }, button)));

@@ -38,7 +38,9 @@ function keyCard(key: KeyView, actions: KeyActions): HTMLElement {
   return h("article", { class: `card key status-${key.status}`, "aria-labelledby": headingId },
     h("div", { class: "key-head" },
       h("h3", { id: headingId, tabindex: "-1" }, key.name),
-      h("span", { class: `badge ${key.status}` }, STATUS_TEXT[key.status] ?? key.status),
+      key.rotated
+        ? h("span", { class: "badge expired" }, "Rotated")
+        : h("span", { class: `badge ${key.status}` }, STATUS_TEXT[key.status] ?? key.status),
       key.management ? h("span", { class: "badge management" }, "Management") : null,
     ),
     h("dl", { class: "facts" },
@@ -49,13 +51,19 @@ function keyCard(key: KeyView, actions: KeyActions): HTMLElement {
       ...spending,
     ),
     h("div", { class: "actions" },
-      key.management ? null : button("Edit", actions.edit),
+      // A revoked key can never be used again: nothing about it is worth editing.
+      key.management || key.status === "revoked" ? null : button("Edit", actions.edit),
       // The server refuses to rotate a revoked or expired key, and to revoke a revoked one.
       key.status === "active" ? button("Rotate", actions.rotate) : null,
       key.status !== "revoked" ? button("Revoke", actions.revoke, "danger") : null,
     ),
   );
 }
+
+/** Clears every notice on the page: each action's own replaces what earlier ones said. */
+const clearNotices = (root: HTMLElement) => {
+  for (const status of root.querySelectorAll(".form-status")) status.replaceChildren();
+};
 
 interface KeysPage {
   root: HTMLElement;
@@ -139,6 +147,7 @@ function managementKeyCard(root: HTMLElement, refresh: () => Promise<void>): HTM
       const body = { management: true, ...(name.value() === "" ? {} : { name: name.value() }) };
       const created = await call<KeyCreated>("POST", "/keys/generate", body);
       managementForm.reset();
+      clearNotices(root);
       await refresh();
       showSecret(root, created.key, () => heading.focus());
       return `Created the management key ${created.name}.`;
@@ -158,14 +167,19 @@ export async function renderKeys(root: HTMLElement): Promise<void> {
   const list = h("div", {});
   const createHeading = h("h2", { id: "create-key", tabindex: "-1" }, "Create a key");
 
-  const say = (text: string, tone: "success" | "error") =>
+  // One notice at a time: a later action's replaces an earlier one's, the create forms' included.
+  const say = (text: string, tone: "success" | "error") => {
+    clearNotices(root);
     notices.replaceChildren(h("p", { class: `notice ${tone}`, role: tone === "error" ? "alert" : "status" }, text));
+  };
 
   const refresh = async () => {
     const { keys } = await call<KeyList>("GET", "/keys/generate");
-    list.replaceChildren(keys.length === 0
+    // Keys in use first, newest first as listed; revoked ones below them.
+    const ordered = [...keys.filter((k) => k.status !== "revoked"), ...keys.filter((k) => k.status === "revoked")];
+    list.replaceChildren(ordered.length === 0
       ? h("p", { class: "muted" }, "No keys yet. Create one above.")
-      : h("ul", { class: "key-list" }, keys.map((key) => h("li", {}, keyCard(key, actions)))));
+      : h("ul", { class: "key-list" }, ordered.map((key) => h("li", {}, keyCard(key, actions)))));
   };
   const actions = keyActions({ root, list, say, refresh });
 
@@ -177,6 +191,7 @@ export async function renderKeys(root: HTMLElement): Promise<void> {
     onSubmit: async () => {
       const created = await call<KeyCreated>("POST", "/keys/generate", creation.newKey());
       createForm.reset();
+      clearNotices(root);
       await refresh();
       showSecret(root, created.key, () => createHeading.focus());
       return `Created ${created.name}.`;

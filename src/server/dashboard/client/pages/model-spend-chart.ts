@@ -16,10 +16,10 @@ export function modelSpendChart(spend: ModelSpend): HTMLElement {
     labels: dates.map(shortDate),
     series: models.map((m) => ({ name: seriesName(m.model), values: m.daily.map(Number) })),
     table: {
-      caption: "Spend per model per day (UTC)",
+      caption: "Spend per model per day (UTC), newest first",
       columns: ["Day (UTC)", ...models.map((m) => seriesName(m.model))],
       numeric: models.map((_, i) => i + 1),
-      rows: dates.map((date, i) => [date, ...models.map((m) => total(m.daily[i] ?? "0"))]),
+      rows: dates.map((date, i) => [date, ...models.map((m) => total(m.daily[i] ?? "0"))]).reverse(),
     },
   });
 }

@@ -1,16 +1,9 @@
 import { call } from "../api.ts";
+import { device } from "../audit-words.ts";
 import { confirmAction } from "../modal.ts";
 import { h, hidden } from "../dom.ts";
 import { dateTime } from "../format.ts";
 import type { SessionList, SessionView } from "../wire.ts";
-
-/** A readable name for a browser from its User-Agent, with the full text kept for the curious. */
-function device(userAgent: string | null): string {
-  if (userAgent === null) return "Unknown device";
-  const browser = /(Firefox|Edg|Chrome|Safari|curl|HeadlessChrome)\/[\d.]+/.exec(userAgent)?.[1] ?? "Browser";
-  const system = /(Windows|Android|iPhone|iPad|Mac OS X|Linux)/.exec(userAgent)?.[1] ?? "";
-  return `${browser === "Edg" ? "Edge" : browser}${system ? ` on ${system}` : ""}`;
-}
 
 function sessionItem(session: SessionView, refresh: () => Promise<void>): HTMLElement {
   const name = device(session.userAgent);

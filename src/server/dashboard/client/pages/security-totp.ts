@@ -4,8 +4,9 @@ import { h } from "../dom.ts";
 import { field, form } from "../fields.ts";
 import type { SecurityView, TotpEnabled, TotpSetup } from "../wire.ts";
 
-const codeField = (label: string, hint: string) => field({
-  name: "code", label, inputMode: "numeric", autocomplete: "one-time-code", hint,
+const codeField = (label: string, hint: string, size: "code" | "recovery-code") => field({
+  name: "code", label, inputMode: size === "code" ? "numeric" : undefined, autocomplete: "one-time-code", hint, size,
+  maxLength: size === "code" ? 6 : 19,
   validate: (v) => (v === "" ? "Enter a code" : null),
 });
 
@@ -20,13 +21,40 @@ function qrImage(uri: string): HTMLImageElement {
   return h("img", { src: qr.createDataURL(5, 4), alt: "QR code for your authenticator app; the key below says the same", class: "qr" });
 }
 
-/** The recovery codes, shown this once, in a panel that takes the focus; Done removes them from the page. */
+/** Copies `text`: the Clipboard API where the page is a secure context, else a selection of `shown` and the older copy command. */
+async function copyText(text: string, shown: HTMLElement): Promise<boolean> {
+  try {
+    await navigator.clipboard.writeText(text);
+    return true;
+  } catch {
+    const range = document.createRange();
+    range.selectNodeContents(shown);
+    getSelection()?.removeAllRanges();
+    getSelection()?.addRange(range);
+    return document.execCommand("copy");
+  }
+}
+
+/**
+ * The recovery codes, shown this once, in a panel that takes the focus, with Copy and Download
+ * (a text file made in the page: the codes go to no server); Done removes them from the page.
+ */
 function recoveryPanel(codes: string[], done: () => void): HTMLElement {
   const heading = h("h3", { id: "recovery-heading", tabindex: -1 }, "Your recovery codes");
+  const list = h("ul", { class: "recovery-codes" }, codes.map((c) => h("li", {}, h("code", {}, c))));
+  const text = `Gateway recovery codes for ${location.host}. Each signs in once.\n\n${codes.join("\n")}\n`;
+  const copied = h("p", { class: "muted", "aria-live": "polite" });
+  const copy = h("button", { type: "button", class: "button secondary" }, "Copy codes");
+  copy.addEventListener("click", async () => {
+    copied.textContent = (await copyText(text, list)) ? "Copied to the clipboard." : "Select the codes and copy them with Ctrl+C or ⌘C.";
+  });
   const panel = h("div", { class: "card secret", role: "region", "aria-labelledby": "recovery-heading" },
     heading,
     h("p", {}, "Each code signs you in once if you lose your phone. Store them somewhere safe now: they are not shown again."),
-    h("ul", { class: "recovery-codes" }, codes.map((c) => h("li", {}, h("code", {}, c)))),
+    list,
+    h("div", { class: "actions" }, copy,
+      h("a", { class: "button secondary", href: `data:text/plain;charset=utf-8,${encodeURIComponent(text)}`, download: "gateway-recovery-codes.txt" }, "Download as a text file")),
+    copied,
     h("div", { class: "actions" }, h("button", { type: "button", class: "button", onClick: done }, "Done, I have stored them")),
   );
   queueMicrotask(() => heading.focus());
@@ -34,7 +62,7 @@ function recoveryPanel(codes: string[], done: () => void): HTMLElement {
 }
 
 function setUpView(root: HTMLElement, setup: TotpSetup): HTMLElement {
-  const code = codeField("Code from the app", "The 6 digits the app shows now.");
+  const code = codeField("Code from the app", "The 6 digits the app shows now.", "code");
   const confirmForm = form({
     fields: [code],
     submitLabel: "Turn on two-factor sign-in",
@@ -67,7 +95,7 @@ export async function renderTwoFactor(root: HTMLElement, state: Pick<SecurityVie
     );
     return;
   }
-  const code = codeField("Code from the app, or a recovery code", "Needed to turn two-factor sign-in off.");
+  const code = codeField("Code from the app, or a recovery code", "Needed to turn two-factor sign-in off.", "recovery-code");
   const offForm = form({
     fields: [code],
     submitLabel: "Turn off two-factor sign-in",

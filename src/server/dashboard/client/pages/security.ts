@@ -23,6 +23,8 @@ export async function renderSecurity(root: HTMLElement): Promise<void> {
     onSubmit: async () => {
       await call("POST", "/auth/password/change", { currentPassword: current.value(), newPassword: next.value() });
       for (const f of [current, ...next.fields]) f.input.value = "";
+      // The other devices' sessions ended with the change: the list says so at once.
+      await renderSessions(sessions);
       return "Password changed. Every other device was signed out.";
     },
   });

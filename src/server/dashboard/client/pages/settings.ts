@@ -37,7 +37,7 @@ export async function renderSettings(root: HTMLElement): Promise<void> {
   const limit = field({
     name: "limit", label: "Hourly spend limit (USD)", inputMode: "decimal",
     value: account.spendSafetyLimit === UNLIMITED ? "" : plainNumber(account.spendSafetyLimit),
-    hint: `From 0 to ${SPEND_LIMIT_MAX_USD.toLocaleString("en-US")}. Leave empty (or enter ${UNLIMITED}) for no limit.`,
+    hint: `From 0 to ${SPEND_LIMIT_MAX_USD.toLocaleString("en-US")}. Leave empty for no limit.`,
     validate: (v) => (v === String(UNLIMITED) ? null : optionalAmount("Hourly spend limit", { min: 0, max: SPEND_LIMIT_MAX_USD })(v)),
   });
   const limitForm = form({

@@ -25,7 +25,7 @@ export async function renderSignIn(root: HTMLElement, mode: "signin" | "signup")
   });
   // Asked for only once the server says the account has two-factor sign-in.
   const code = field({
-    name: "code", label: "Two-factor code", inputMode: "numeric", autocomplete: "one-time-code",
+    name: "code", label: "Two-factor code", inputMode: "numeric", autocomplete: "one-time-code", size: "recovery-code", maxLength: 19,
     hint: "The 6 digits your authenticator app shows, or one of your recovery codes.",
   });
   code.element.hidden = true;

@@ -18,10 +18,11 @@ export function spendChart(days: DaySpendView[]): HTMLElement {
     labels: days.map((day) => shortDate(day.date)),
     series: [{ name: "Spend", values: days.map(amountOf) }],
     table: {
-      caption: "Spend per day (UTC)",
+      // Newest first: the day a person looks for is today, not the oldest, often empty, one.
+      caption: "Spend per day (UTC), newest first",
       columns: ["Day (UTC)", "Spend", "Requests"],
       numeric: [1, 2],
-      rows: days.map((day) => [day.date, total(day.spendUsd), day.requests]),
+      rows: [...days].reverse().map((day) => [day.date, total(day.spendUsd), day.requests]),
     },
   });
 }

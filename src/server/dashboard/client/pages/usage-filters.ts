@@ -8,6 +8,8 @@ export const FILTERS = ["key", "model", "status", "from", "to"] as const;
 type FilterName = (typeof FILTERS)[number];
 
 const LABELS: Record<FilterName, string> = { key: "Key", model: "Model", status: "Status", from: "From (UTC day)", to: "To (UTC day)" };
+/** Days are typed as the API and the table show them, YYYY-MM-DD, whatever the browser's locale. */
+const ISO_DAY = /^\d{4}-\d{2}-\d{2}$/;
 
 /** The filters in the page's address that are set. */
 export function currentFilters(): Record<string, string> {
@@ -44,12 +46,20 @@ function select(name: string, current: string, options: [string, string][]): HTM
 
 /** The page's own check of the dates, before anything is sent: a range must not end before it starts. */
 function checkDates(controls: Record<FilterName, Control>): boolean {
-  const from = controls.from.input.value;
-  const to = controls.to.input.value;
-  const wrong = from !== "" && to !== "" && from > to;
-  controls.to.showError(wrong ? `To must be on or after From (${from})` : null);
-  if (wrong) controls.to.input.focus();
-  return !wrong;
+  const from = controls.from.input.value.trim();
+  const to = controls.to.input.value.trim();
+  const shape = (name: "from" | "to", value: string) => {
+    const bad = value !== "" && !ISO_DAY.test(value);
+    controls[name].showError(bad ? `${LABELS[name].replace(/ \(.*\)$/, "")} must be a date such as 2026-03-14` : null);
+    return !bad;
+  };
+  const fromOk = shape("from", from);
+  const toOk = shape("to", to);
+  const wrong = fromOk && toOk && from !== "" && to !== "" && from > to;
+  if (wrong) controls.to.showError(`To must be on or after From (${from})`);
+  const first = [controls.from, controls.to].find((c) => c.input.getAttribute("aria-invalid") === "true");
+  first?.input.focus();
+  return first === undefined;
 }
 
 /**
@@ -67,7 +77,11 @@ export async function filterForm(refused?: string): Promise<HTMLFormElement> {
   const modelIds = models.map((m) => m.model_id);
   // A model filtered on but since disabled still shows as chosen.
   if (current.model && !modelIds.includes(current.model)) modelIds.push(current.model);
-  const date = (name: "from" | "to") => h("input", { id: uniqueId(`filter-${name}`), name, type: "date", value: current[name] ?? "" });
+  // A text field, not type=date, whose picker shows the browser's locale (03/14/2026): the dates read as everywhere else.
+  const date = (name: "from" | "to") => h("input", {
+    id: uniqueId(`filter-${name}`), name, type: "text", value: current[name] ?? "", placeholder: "YYYY-MM-DD",
+    inputmode: "numeric", maxlength: 10, autocomplete: "off",
+  });
   const controls: Record<FilterName, Control> = {
     key: labelled("key", select("key", current.key ?? "", keys.map((k) => [k.id, `${k.name} (${k.prefix}…)`]))),
     model: labelled("model", select("model", current.model ?? "", modelIds.map((id) => [id, id]))),

@@ -1,20 +1,24 @@
 import { ApiError, call } from "../api.ts";
 import { h } from "../dom.ts";
 import { basePath, pageUrl } from "../env.ts";
-import { costColumn, count, dateTime } from "../format.ts";
+import { costColumn, count, plural, utcMoment } from "../format.ts";
 import type { ModelSpend, UsageEntryView, UsagePage } from "../wire.ts";
 import { fitTable } from "../table-fit.ts";
 import { modelSpendChart } from "./model-spend-chart.ts";
 import { currentFilters, filterForm } from "./usage-filters.ts";
 
-const COLUMNS = ["Time", "Model", "Key", "Prompt tokens", "Cached", "Completion tokens", "Cost", "Saved by caching", "Latency", "Status"];
+const COLUMNS = ["Time (UTC)", "Model", "Key", "Prompt tokens", "Cached", "Completion tokens", "Cost", "Saved by caching", "Latency", "Status"];
+/** The CSV export's and the table's bound: the latest 1,000 requests. */
+const EXPORT_LIMIT = 1_000;
 const NUMERIC = new Set(["Prompt tokens", "Cached", "Completion tokens", "Cost", "Saved by caching", "Latency"]);
 
-/** A moment as its day and its time of day, each kept whole, so that a narrow column breaks between them only. */
+/**
+ * A moment in UTC, as the filters' days are: its day (YYYY-MM-DD) and its time of day, each kept
+ * whole, so that a narrow column breaks between them only.
+ */
 function moment(iso: string): HTMLElement {
-  const text = dateTime(iso);
-  const cut = text.lastIndexOf(", ");
-  return h("time", { datetime: iso }, h("span", { class: "nowrap" }, text.slice(0, cut + 1)), " ", h("span", { class: "nowrap" }, text.slice(cut + 2)));
+  const [day, time] = utcMoment(iso);
+  return h("time", { datetime: iso }, h("span", { class: "nowrap" }, day), " ", h("span", { class: "nowrap" }, time));
 }
 
 const row = (entry: UsageEntryView, cost: HTMLElement, saved: HTMLElement) =>
@@ -33,6 +37,18 @@ const row = (entry: UsageEntryView, cost: HTMLElement, saved: HTMLElement) =>
       entry.error ? h("span", { class: "muted error-reason" }, ` ${entry.error}`) : null,
     ),
   );
+
+/** How many requests match, and the CSV of them: the export takes the same filters as the table. */
+function matchCount(matches: number, filters: Record<string, string>): HTMLElement {
+  const filtered = Object.keys(filters).length > 0;
+  const query = new URLSearchParams(filters).toString();
+  const shown = matches > EXPORT_LIMIT ? `; the table and the CSV hold the latest ${count(EXPORT_LIMIT)}` : "";
+  return h("div", { class: "actions match-count" },
+    h("p", { role: "status" }, `${plural(matches, "request")} ${filtered ? (matches === 1 ? "matches" : "match") + " these filters" : "in all"}${shown}.`),
+    matches === 0 ? null : h("a", { href: `${basePath}/usage/export${query ? `?${query}` : ""}`, class: "button secondary", download: "" },
+      filtered ? "Download CSV of these requests" : "Download CSV"),
+  );
+}
 
 type Requests = { result: UsagePage } | { refused: string };
 
@@ -89,8 +105,8 @@ export async function renderUsage(root: HTMLElement): Promise<void> {
   );
   root.replaceChildren(
     h("section", { class: "card", "aria-labelledby": "model-spend" }, h("h2", { id: "model-spend" }, "Spend per model, last 30 days"), modelSpendChart(spend)),
-    h("p", {}, h("a", { href: `${basePath}/usage/export`, class: "button secondary", download: "" }, "Download CSV (latest 1,000 requests)")),
     form,
+    "result" in answer ? matchCount(answer.result.matches, filters) : "",
     usage.length === 0 ? emptyState(filters, page, refusal) : table(usage),
     pager ?? "",
   );
