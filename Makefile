@@ -5,7 +5,7 @@ SOURCES := $(shell find src migrations -type f) package.json
 # the Postgres schema from the SQLite one, and the migrations embedded in the binary.
 GENERATED := src/db/schema/pg.gen.ts src/db/migrations.gen.ts
 
-.PHONY: run test build typecheck migrations bench bench-ab clean install
+.PHONY: run test build typecheck migrations bench bench-ab bench-tools clean install
 
 run: install
 	$(BUN) src/main.ts serve
@@ -40,7 +40,14 @@ migrations: install
 	node_modules/.bin/drizzle-kit generate --config drizzle.pg.config.ts
 	$(BUN) scripts/embed-migrations.ts
 
-bench: install build
+# The load generator is Debian's wrk, installed on first use as .ci/run installs its tools.
+WRK := $(shell command -v wrk 2>/dev/null)
+bench-tools:
+ifeq ($(WRK),)
+	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq wrk || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq wrk; }
+endif
+
+bench: install build bench-tools
 	$(BUN) bench/run.ts
 
 # Another revision's binary (A) against the working tree's (B), interleaved on the same cells; bench/AB.md.
@@ -57,7 +64,7 @@ ifeq ($(REV),)
 $(error usage: make bench-ab REV=<git revision> [ROUNDS=5] [SECONDS=5] [ACCOUNTS=100] [SQLITE_ONLY=1])
 endif
 endif
-bench-ab: install build
+bench-ab: install build bench-tools
 	$(BUN) bench/ab.ts $(REV) $(if $(ROUNDS),--rounds $(ROUNDS)) $(if $(SECONDS),--seconds $(SECONDS)) $(if $(ACCOUNTS),--accounts $(ACCOUNTS)) $(if $(SQLITE_ONLY),--sqlite-only)
 
 clean:
