@@ -69,12 +69,12 @@ async function resolveModel(ports: ChatPorts, id: string): Promise<Model> {
 
 /**
  * Authenticates the request's key and reserves `admission`: in one round trip where the store
- * can (`admitByKey`), else the key found (or as the door found it) and then `reserve`, which
+ * can (`admitByKey`, given the key when a door already found it), else the key found and then `reserve`, which
  * words any refusal (402, 429).
  * Throws the key's 401 or 403 first, then the 403 of its allowlists.
  */
 async function admit(ports: ChatPorts, call: ChatCall, admission: Admission): Promise<{ caller: Caller; reservationId: string }> {
-  const { found, reservationId } = call.authenticated ? { found: call.authenticated, reservationId: null } : await ports.store.admitByKey(call.keyHash, admission);
+  const { found, reservationId } = await ports.store.admitByKey(call.keyHash, admission, call.authenticated);
   // A key with allowlists is never held for in the same round trip (`isRestricted`): what it may
   // do is judged here, before anything is reserved.
   const refusal = keyRefusal(found, call.startedAt) ?? accessRefusal((found as Caller).key, admission.model, call.clientIp);
