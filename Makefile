@@ -10,8 +10,14 @@ GENERATED := src/db/schema/pg.gen.ts src/db/migrations.gen.ts
 run: install
 	$(BUN) src/main.ts serve
 
+# With Postgres (TEST_DATABASE_URL) and PgBouncer at hand, the scale tests run a second time
+# through PgBouncer in transaction-pooling mode, as managed Postgres offers are deployed.
 test: install build
 	$(BUN) test --timeout 30000
+	@if [ -n "$$TEST_DATABASE_URL" ] && { command -v pgbouncer >/dev/null 2>&1 || [ -x /usr/sbin/pgbouncer ]; }; then \
+	  echo "tests/scale again, through PgBouncer (transaction pooling):"; \
+	  TEST_DATABASE_POOLER=pgbouncer $(BUN) test --timeout 60000 tests/scale; \
+	fi
 
 build: dist/gateway
 
