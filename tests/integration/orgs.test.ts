@@ -87,6 +87,7 @@ describeEachDialect("organizations", (dialect) => {
     expect((await member.send("POST", `/orgs/${orgId}/invitations`, { email: "x@example.com" })).status).toBe(403);
     expect((await admin.send("POST", `/orgs/${orgId}/invitations`, { email: "y@example.com", role: "owner" })).status).toBe(403);
     expect((await admin.send("POST", `/orgs/${orgId}/invitations`, { email: "y@example.com", role: "admin" })).status).toBe(201);
+    expect((await owner.send("POST", `/orgs/${orgId}/invitations`, { email: member.email })).status).toBe(409);
   });
 
   test("another person's view of the organization is a 404, as for an unknown one", async () => {

@@ -68,6 +68,9 @@ export async function invite(ctx: OrgContext, orgId: string, input: { email: str
   const { role, org } = await membershipOf(ctx, orgId);
   const refusal = inviteRefusal(role, input.role);
   if (refusal) throw refusal;
+  if ((await ctx.store.listMembers(orgId, ctx.now)).some((m) => m.email === input.email)) {
+    throw new AppError("conflict", `${input.email} is already a member of this organization`);
+  }
   return sendInvitation(ctx.store, { org, ...input, actor: actorOf(ctx), dashboardUrl: ctx.dashboardUrl, now: ctx.now });
 }
 
