@@ -11,6 +11,8 @@ type OrgSummary = MembershipView;
 
 const ROLE_WORDS: Record<MembershipView["role"], string> = { owner: "Owner", admin: "Admin", member: "Member" };
 export const roleWord = (role: MembershipView["role"]): string => ROLE_WORDS[role];
+/** "an owner", "an admin", "a member": the role in a sentence. */
+export const asRole = (role: MembershipView["role"]): string => (role === "member" ? "a member" : `an ${role}`);
 
 const NEW_ORG = "new";
 

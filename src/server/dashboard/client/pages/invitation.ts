@@ -1,7 +1,7 @@
 import { ApiError, call } from "../api.ts";
 import { h } from "../dom.ts";
 import { basePath, pageUrl } from "../env.ts";
-import { roleWord } from "../org-switcher.ts";
+import { asRole } from "../org-switcher.ts";
 import type { MembershipView } from "../wire.ts";
 import { ORG_PARAM, PAGES } from "../../page-table.ts";
 
@@ -38,7 +38,7 @@ export async function renderInvitation(root: HTMLElement): Promise<void> {
     try {
       const joined = await call<MembershipView>("POST", "/invitations/accept", { token });
       status.replaceChildren(h("p", { class: "notice success", role: "status" },
-        `You joined ${joined.name} as ${roleWord(joined.role).toLowerCase() === "admin" ? "an admin" : `a ${joined.role}`}. Opening it…`));
+        `You joined ${joined.name} as ${asRole(joined.role)}. Opening it…`));
       location.assign(`${basePath}${PAGES.overview.path}?${new URLSearchParams({ [ORG_PARAM]: joined.id })}`);
     } catch (error) {
       status.replaceChildren(h("p", { class: "notice error", role: "alert" }, refusalText(error)));

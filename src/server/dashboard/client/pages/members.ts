@@ -3,7 +3,7 @@ import { h, hidden } from "../dom.ts";
 import { actingFor, manages, pageUrl } from "../env.ts";
 import { dateTime, total, usdExact } from "../format.ts";
 import { confirmAction } from "../modal.ts";
-import { createOrg, roleWord, switchedUrl } from "../org-switcher.ts";
+import { asRole, createOrg, roleWord, switchedUrl } from "../org-switcher.ts";
 import { fitTable } from "../table-fit.ts";
 import type { MemberRemoved, MemberView } from "../wire.ts";
 import type { ActingFor } from "../../page-table.ts";
@@ -15,6 +15,9 @@ interface MembersPage {
   say(text: string, tone: "success" | "error"): void;
   refresh(): Promise<void>;
 }
+
+/** Today's spend as a share of the cap, in whole percent: for reading only, never for money. */
+const shareOfCap = (spent: string, cap: string): string => (Number(cap) === 0 ? "all" : `${Math.floor((Number(spent) / Number(cap)) * 100)}%`);
 
 const errorText = (error: unknown) => (error instanceof Error ? error.message : String(error));
 
@@ -65,7 +68,7 @@ function memberRow(page: MembersPage, member: MemberView): HTMLElement {
     h("td", {}, member.email, self ? " (you)" : ""),
     h("td", {}, roleWord(member.role)),
     h("td", { class: "num" }, cap === null ? "No cap" : h("span", { class: "money" }, usdExact(cap))),
-    h("td", { class: "num" }, total(member.spentTodayUsd)),
+    h("td", { class: "num" }, total(member.spentTodayUsd), cap === null ? null : h("span", { class: "muted" }, ` (${shareOfCap(member.spentTodayUsd, cap)} of the cap)`)),
     h("td", {}, dateTime(member.joinedAt)),
     h("td", {}, actions.length === 0 ? "—" : h("div", { class: "row-actions" }, actions), slot),
   );
@@ -96,7 +99,7 @@ export async function renderMembers(root: HTMLElement): Promise<void> {
   const org = actingFor;
   if (org === null) return noOrganization(root);
   const notices = h("div", { class: "form-status", "aria-live": "polite" });
-  const list = h("div", {});
+  const list = h("div", { class: "members-list" });
   const invitations = h("div", {});
   const page: MembersPage = {
     org,
@@ -107,10 +110,10 @@ export async function renderMembers(root: HTMLElement): Promise<void> {
     },
   };
   root.replaceChildren(
-    h("p", { class: "muted" }, `You are ${org.role === "admin" ? "an admin" : `a ${org.role}`} of ${org.name}. `,
+    h("p", { class: "muted" }, `You are ${asRole(org.role)} of ${org.name}. `,
       h("a", { href: pageUrl("keys") }, "Keys"), " and ", h("a", { href: pageUrl("usage") }, "usage"), " are on their own pages."),
     notices,
-    h("section", { "aria-labelledby": "members-heading" }, h("h2", { id: "members-heading" }, "Members"), list),
+    list,
     invitations,
   );
   await page.refresh();

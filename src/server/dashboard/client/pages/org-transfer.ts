@@ -35,7 +35,7 @@ export function transferCard(org: ActingFor, moved: (orgBalanceUsd: string) => v
       return `Moved ${usdExact(done.usd)} into ${org.name}. Your personal balance is now ${usdTotal(done.personalBalanceUsd)}.`;
     },
   });
-  return h("section", { class: "card", "aria-labelledby": "transfer-heading" },
+  return h("section", { class: "card narrow", "aria-labelledby": "transfer-heading" },
     h("h2", { id: "transfer-heading" }, "Move credit in"),
     h("p", { class: "muted" }, `Add credit to ${org.name} from your personal balance.`),
     transferForm);

@@ -3,6 +3,7 @@ import { h } from "../dom.ts";
 import { actingFor, basePath, manages, pageUrl } from "../env.ts";
 import { plural, sumUsd, total } from "../format.ts";
 import type { AccountView, SpendSummary } from "../wire.ts";
+import { asRole } from "../org-switcher.ts";
 import { transferCard } from "./org-transfer.ts";
 import { spendChart } from "./spend-chart.ts";
 
@@ -31,7 +32,7 @@ export async function renderOverview(root: HTMLElement): Promise<void> {
   const spent = spend === null ? null : spendCards(spend);
   const balance = h("span", {}, total(account.balanceUsd));
   root.replaceChildren(
-    h("p", { class: "muted" }, actingFor ? `Acting for ${actingFor.name} as ${actingFor.role === "admin" ? "an admin" : `a ${actingFor.role}`}.` : `Signed in as ${account.email}`),
+    h("p", { class: "muted" }, actingFor ? `Acting for ${actingFor.name} as ${asRole(actingFor.role)}.` : `Signed in as ${account.email}`),
     h("div", { class: "stats" },
       stat("Balance", balance, manages() ? h("a", { href: pageUrl("topup"), class: "button" }, "Top up") : ""),
       ...(spent?.stats ?? []),

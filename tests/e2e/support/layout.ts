@@ -1,0 +1,33 @@
+// Layout checks shared by the browser tests.
+import type { Page } from "playwright-core";
+
+/**
+ * What is out of place on the page: anything wider than the viewport, any table wider than its
+ * box, and any money (`.num`) or status (`.badge`) cell outside its table's box or the viewport,
+ * or not shown at all. Vertical scrolling inside a box is fine; sideways hiding is not.
+ */
+export const layoutProblems = (page: Page) => page.evaluate(() => {
+  const problems: string[] = [];
+  const viewport = document.documentElement.clientWidth;
+  const name = (el: Element) => `${el.tagName.toLowerCase()}${el.className ? `.${String(el.className).split(" ").join(".")}` : ""} "${(el.textContent ?? "").trim().slice(0, 40)}"`;
+  if (document.documentElement.scrollWidth > viewport) problems.push(`the page scrolls sideways: ${document.documentElement.scrollWidth} > ${viewport}`);
+  for (const el of document.querySelectorAll("main *")) {
+    const box = el.getBoundingClientRect();
+    // Headings kept for screen readers only (clipped to nothing) are not on screen.
+    // A code sample scrolls sideways inside its own box (the <pre>, itself checked), as a terminal would.
+    const inCode = el.parentElement?.closest("pre") != null;
+    if (box.width > 0 && box.right > viewport + 0.5 && !inCode && !el.closest(".visually-hidden, table.stacked thead")) problems.push(`past the viewport's edge: ${name(el)}`);
+  }
+  for (const table of document.querySelectorAll("main table")) {
+    const frame = table.closest(".table-scroll") ?? table.parentElement!;
+    const edge = frame.getBoundingClientRect();
+    if (table.scrollWidth > frame.clientWidth + 0.5) problems.push(`a table wider than its box: ${name(table.querySelector("caption") ?? table)}`);
+    for (const cell of table.querySelectorAll("td.num, td .badge")) {
+      const box = cell.getBoundingClientRect();
+      if (box.width === 0 || getComputedStyle(cell).visibility === "hidden") problems.push(`not shown: ${name(cell)}`);
+      else if (box.right > edge.right + 0.5 || box.left < edge.left - 0.5) problems.push(`outside its table's box: ${name(cell)}`);
+    }
+  }
+  return problems;
+});
+
