@@ -103,6 +103,9 @@ describeInBrowser("an organization in the dashboard: owner, admin and a capped m
     }
     const pending = page.locator("table", { hasText: "Invitations waiting" });
     expect(await pending.locator("tbody tr").count()).toBe(3);
+    // A resend mails a new link; the first one dies.
+    await page.getByRole("button", { name: `Resend to ${admin.email}` }).click();
+    await page.getByText(`Sent a new link to ${admin.email}; the earlier one no longer works.`).waitFor();
     await page.getByRole("button", { name: "Revoke the invitation to typo@example.com" }).click();
     await page.getByRole("dialog").getByRole("button", { name: "Revoke invitation" }).click();
     await page.getByText("Revoked the invitation to typo@example.com.").waitFor();
@@ -111,11 +114,12 @@ describeInBrowser("an organization in the dashboard: owner, admin and a capped m
   });
 
   test("signed out, the invitation's link goes through sign-in and back; accepting opens the organization", async () => {
-    const token = await linkToken(smtp, admin.email, "invitations/accept");
+    const token = await linkToken(smtp, admin.email, "invitations/accept", 2);
     const page = await open(null);
     await page.goto(`${gateway.url}/dashboard/invitations/accept?token=${token}`);
     await page.waitForURL(/\/dashboard\/signin\?next=/);
     await loaded(page);
+    await page.getByText("Sign in with the e-mail address the invitation was sent to; you accept it next.").waitFor();
     await page.getByLabel("Email").fill(admin.email);
     await page.getByLabel("Password").fill(PASSWORD);
     await page.getByRole("button", { name: "Sign in" }).click();
@@ -134,7 +138,8 @@ describeInBrowser("an organization in the dashboard: owner, admin and a capped m
     await goTo(page, `/dashboard/invitations/accept?token=${token}`);
     await page.getByRole("button", { name: "Accept invitation" }).click();
     await page.getByText("This invitation is for another e-mail address.", { exact: false }).waitFor();
-    await goTo(page, "/dashboard/invitations/accept?token=AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA");
+    // The admin's first link, replaced by the resend.
+    await goTo(page, `/dashboard/invitations/accept?token=${await linkToken(smtp, admin.email, "invitations/accept", 1)}`);
     await page.getByRole("button", { name: "Accept invitation" }).click();
     await page.getByText("This invitation link is invalid, already used or expired.", { exact: false }).waitFor();
     // The member accepts its own.
@@ -171,6 +176,10 @@ describeInBrowser("an organization in the dashboard: owner, admin and a capped m
     await page.getByRole("dialog").getByRole("button", { name: "Save" }).click();
     await page.getByRole("dialog").getByText("An organization must keep an owner", { exact: false }).waitFor();
     await page.getByRole("dialog").getByRole("button", { name: "Cancel" }).click();
+    // Nor leave: the refusal sits in its row.
+    await page.getByRole("button", { name: `Leave organization ${owner.email}` }).click();
+    await page.getByRole("dialog").getByRole("button", { name: "Leave organization" }).click();
+    await page.locator("tbody tr", { hasText: owner.email }).getByText("An organization must keep an owner", { exact: false }).waitFor();
   });
 
   test("a member sees what it may use: no top-up, purchases or settings; a clear word when opened directly", async () => {

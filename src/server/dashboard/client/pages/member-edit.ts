@@ -1,4 +1,4 @@
-import { call } from "../api.ts";
+import { ApiError, call } from "../api.ts";
 import { h } from "../dom.ts";
 import { choice, field, form, optionalAmount } from "../fields.ts";
 import { openModal } from "../modal.ts";
@@ -6,6 +6,15 @@ import type { MemberView } from "../wire.ts";
 import type { ActingFor } from "../../page-table.ts";
 
 const MAX_CAP_USD = 1_000_000;
+
+/**
+ * A refused change in words: the server's 403 says only "Forbidden". The 409 (the last owner)
+ * and the rest already say what is wrong.
+ */
+export function refusalInWords(error: unknown): unknown {
+  if (!(error instanceof ApiError) || error.status !== 403) return error;
+  return new ApiError(403, "Not allowed: an admin changes members and admins, but not owners nor itself, and only an owner makes owners.");
+}
 
 /** "10.500000" → "10.5": a stored amount as a person would type it. */
 export const plainDecimal = (value: string | null): string => (value === null ? "" : value.replace(/(\.\d*?)0+$/, "$1").replace(/\.$/, ""));
@@ -40,7 +49,11 @@ export async function editMember(org: ActingFor, member: MemberView): Promise<st
         const change: Record<string, unknown> = {};
         if (role.value() !== member.role) change.role = role.value();
         if (cap.value() !== plainDecimal(member.spendCapUsdPerDay)) change.spendCapUsdPerDay = cap.value() === "" ? null : cap.value();
-        if (Object.keys(change).length > 0) await call("PATCH", `/orgs/${org.id}/members/${member.userId}`, change);
+        if (Object.keys(change).length > 0) {
+          await call("PATCH", `/orgs/${org.id}/members/${member.userId}`, change).catch((error: unknown) => {
+            throw refusalInWords(error);
+          });
+        }
         said = `Saved the changes to ${member.email}.`;
         close("saved");
       },

@@ -7,7 +7,7 @@ import { asRole, createOrg, roleWord, switchedUrl } from "../org-switcher.ts";
 import { fitTable } from "../table-fit.ts";
 import type { MemberRemoved, MemberView } from "../wire.ts";
 import type { ActingFor } from "../../page-table.ts";
-import { editMember } from "./member-edit.ts";
+import { editMember, refusalInWords } from "./member-edit.ts";
 import { invitationsSection } from "./members-invite.ts";
 
 interface MembersPage {
@@ -19,7 +19,10 @@ interface MembersPage {
 /** Today's spend as a share of the cap, in whole percent: for reading only, never for money. */
 const shareOfCap = (spent: string, cap: string): string => (Number(cap) === 0 ? "all" : `${Math.floor((Number(spent) / Number(cap)) * 100)}%`);
 
-const errorText = (error: unknown) => (error instanceof Error ? error.message : String(error));
+const errorText = (error: unknown) => {
+  const said = refusalInWords(error);
+  return said instanceof Error ? said.message : String(said);
+};
 
 /** Whether the person may change `member`: owners anyone; admins members and admins, not owners nor itself. */
 const mayChange = (page: MembersPage, member: MemberView) =>
