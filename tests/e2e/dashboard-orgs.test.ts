@@ -194,6 +194,9 @@ describeInBrowser("an organization in the dashboard: owner, admin and a capped m
     const res = await goTo(page, inOrg("/dashboard/topup"));
     expect(res?.status()).toBe(403);
     await page.getByText("Only owners and admins of Acme can buy credit packs for it.", { exact: false }).waitFor();
+    await goTo(page, inOrg("/dashboard"));
+    await page.getByText("Your keys may spend $0.50 a day here.").waitFor();
+    expect(await page.getByRole("link", { name: "Top up" }).count()).toBe(0);
     await goTo(page, inOrg("/dashboard/security"));
     await page.getByText("Only owners and admins of Acme can see its activity log.").waitFor();
     await screenshot(page, "orgs-member-security");

@@ -1,8 +1,8 @@
 import { call } from "../api.ts";
 import { h } from "../dom.ts";
 import { actingFor, basePath, manages, pageUrl } from "../env.ts";
-import { plural, sumUsd, total } from "../format.ts";
-import type { AccountView, SpendSummary } from "../wire.ts";
+import { plural, sumUsd, total, usdExact } from "../format.ts";
+import type { AccountView, MemberView, SpendSummary } from "../wire.ts";
 import { asRole } from "../org-switcher.ts";
 import { transferCard } from "./org-transfer.ts";
 import { spendChart } from "./spend-chart.ts";
@@ -23,18 +23,32 @@ function spendCards(spend: SpendSummary): { stats: HTMLElement[]; chart: HTMLEle
   };
 }
 
+/** In an organization, what the person's own keys spent today against its daily cap. */
+async function ownDay(): Promise<HTMLElement | null> {
+  if (actingFor === null) return null;
+  const { members } = await call<{ members: MemberView[] }>("GET", `/orgs/${actingFor.id}/members`);
+  const me = members.find((m) => m.userId === actingFor?.personId);
+  if (!me) return null;
+  const cap = me.spendCapUsdPerDay;
+  return stat("Your spend today (UTC)", total(me.spentTodayUsd),
+    h("p", { class: "muted" }, cap === null ? "Your keys have no daily cap here." : `Your keys may spend ${usdExact(cap)} a day here.`));
+}
+
 /**
  * Balance, the last 24 hours' spend, what caching saved in 30 days, 30 days of daily spend, and
  * how to call the API. For an organization: its balance, "Move credit in", and the spend for its owners and admins.
  */
 export async function renderOverview(root: HTMLElement): Promise<void> {
-  const [account, spend] = await Promise.all([call<AccountView>("GET", "/account"), manages() ? call<SpendSummary>("GET", "/account/spend") : null]);
+  const [account, spend, mine] = await Promise.all([
+    call<AccountView>("GET", "/account"), manages() ? call<SpendSummary>("GET", "/account/spend") : null, ownDay(),
+  ]);
   const spent = spend === null ? null : spendCards(spend);
   const balance = h("span", {}, total(account.balanceUsd));
   root.replaceChildren(
     h("p", { class: "muted" }, actingFor ? `Acting for ${actingFor.name} as ${asRole(actingFor.role)}.` : `Signed in as ${account.email}`),
     h("div", { class: "stats" },
       stat("Balance", balance, manages() ? h("a", { href: pageUrl("topup"), class: "button" }, "Top up") : ""),
+      mine ?? "",
       ...(spent?.stats ?? []),
     ),
     actingFor ? transferCard(actingFor, (usd) => balance.replaceChildren(total(usd))) : "",
