@@ -15,7 +15,7 @@ import { signInOperator } from "../support/operator.ts";
 import { PASSWORD, signUpUser, type Browser as SignedIn } from "../support/session.ts";
 import { startGateway, type TestGateway } from "../support/server.ts";
 import { describeInBrowser, launchChromium, openTab, screenshot, type Tab } from "./support/browser.ts";
-import { layoutProblems } from "./support/layout.ts";
+import { layoutProblems, moneyProblems } from "./support/layout.ts";
 
 setDefaultTimeout(60_000);
 
@@ -251,6 +251,7 @@ describeInBrowser("an organization in the dashboard: owner, admin and a capped m
         await goTo(page, inOrg(path));
         await page.evaluate(() => new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done))));
         expect({ path, problems: await layoutProblems(page) }).toEqual({ path, problems: [] });
+        expect({ path, money: await moneyProblems(page) }).toEqual({ path, money: [] });
         const rows = await page.locator(".site-header nav a").evaluateAll((all) => new Set(all.map((a) => Math.round(a.getBoundingClientRect().top))).size);
         expect({ path, rows }).toEqual({ path, rows: size === PHONE ? 1 : rows });
         await screenshot(page, `orgs-${size.width}-${path.replace(/^\/dashboard\/?/, "") || "overview"}`);

@@ -71,7 +71,7 @@ function memberRow(page: MembersPage, member: MemberView): HTMLElement {
     h("td", {}, member.email, self ? " (you)" : ""),
     h("td", {}, roleWord(member.role)),
     h("td", { class: "num" }, cap === null ? "No cap" : h("span", { class: "money" }, usdExact(cap))),
-    h("td", { class: "num" }, total(member.spentTodayUsd), cap === null ? null : h("span", { class: "muted" }, ` (${shareOfCap(member.spentTodayUsd, cap)} of the cap)`)),
+    h("td", { class: "num" }, total(member.spentTodayUsd), cap === null ? null : h("span", { class: "muted cap-share" }, `${shareOfCap(member.spentTodayUsd, cap)} of the cap`)),
     h("td", {}, dateTime(member.joinedAt)),
     h("td", {}, actions.length === 0 ? "—" : h("div", { class: "row-actions" }, actions), slot),
   );
