@@ -73,20 +73,22 @@ describeInBrowser("an organization in the dashboard: owner, admin and a capped m
   test("the owner creates an organization from the switcher and lands in it", async () => {
     const page = await open(owner);
     await goTo(page, "/dashboard");
-    await page.getByLabel("Account").selectOption({ label: "New organization…" });
+    await page.locator(".account-menu summary").click();
+    await page.getByRole("button", { name: "New organization…" }).click();
     await page.getByRole("dialog").getByLabel("Name").fill("Acme");
     await page.getByRole("button", { name: "Create organization" }).click();
     await page.waitForURL(/\?org=/);
     await loaded(page);
     orgId = new URL(page.url()).searchParams.get("org")!;
-    expect(await page.getByLabel("Account").locator("option:checked").textContent()).toBe("Acme (Owner)");
+    expect(await page.locator(".account-menu summary").textContent()).toBe("Account: Acme (Owner)");
     await page.getByText("Acting for Acme as an owner.").waitFor();
     expect(await navLinks(page)).toContain("Members");
     for (const href of await page.locator(".site-header nav a").evaluateAll((all) => all.map((a) => a.getAttribute("href")))) {
       expect(href).toContain(`?org=${orgId}`);
     }
     // Back to the personal account: the same page, no Members.
-    await page.getByLabel("Account").selectOption({ label: "Personal" });
+    await page.locator(".account-menu summary").click();
+    await page.getByRole("link", { name: "Personal" }).click();
     await page.waitForURL((url) => !url.search.includes("org="));
     await loaded(page);
     expect(await navLinks(page)).not.toContain("Members");
@@ -256,6 +258,16 @@ describeInBrowser("an organization in the dashboard: owner, admin and a capped m
         expect({ path, rows }).toEqual({ path, rows: size === PHONE ? 1 : rows });
         await screenshot(page, `orgs-${size.width}-${path.replace(/^\/dashboard\/?/, "") || "overview"}`);
       }
+      // The switcher's menu, open, stays on the screen; Escape closes it and gives the focus back.
+      await page.locator(".account-menu summary").click();
+      const menu = await page.locator(".account-menu ul").boundingBox();
+      expect(menu!.x).toBeGreaterThanOrEqual(0);
+      expect(menu!.x + menu!.width).toBeLessThanOrEqual(size.width);
+      expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(size.width);
+      await screenshot(page, `orgs-${size.width}-switcher-open`);
+      await page.keyboard.press("Escape");
+      expect(await page.locator(".account-menu").getAttribute("open")).toBeNull();
+      expect(await page.evaluate(() => document.activeElement?.tagName)).toBe("SUMMARY");
     });
   }
 

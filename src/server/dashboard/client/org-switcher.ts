@@ -1,6 +1,6 @@
 import { ORG_PARAM, PAGES, isOrgOnly, isPageName } from "../page-table.ts";
 import { call } from "./api.ts";
-import { h, uniqueId } from "./dom.ts";
+import { h } from "./dom.ts";
 import { actingFor, basePath } from "./env.ts";
 import { field, form } from "./fields.ts";
 import { openModal } from "./modal.ts";
@@ -13,8 +13,6 @@ const ROLE_WORDS: Record<MembershipView["role"], string> = { owner: "Owner", adm
 export const roleWord = (role: MembershipView["role"]): string => ROLE_WORDS[role];
 /** "an owner", "an admin", "a member": the role in a sentence. */
 export const asRole = (role: MembershipView["role"]): string => (role === "member" ? "a member" : `an ${role}`);
-
-const NEW_ORG = "new";
 
 /**
  * The address of this page acting for `orgId` (null: the personal account). A page that exists
@@ -48,26 +46,46 @@ export async function createOrg(): Promise<void> {
   ]);
 }
 
+/** Closes the menu on Escape (focus back on its button) and on a click anywhere else. */
+function closable(menu: HTMLDetailsElement): void {
+  const summary = menu.querySelector("summary");
+  menu.addEventListener("keydown", (event) => {
+    if (event.key !== "Escape" || !menu.open) return;
+    menu.open = false;
+    summary?.focus();
+  });
+  document.addEventListener("click", (event) => {
+    if (menu.open && !menu.contains(event.target as Node)) menu.open = false;
+  });
+}
+
 /**
- * The header's account switcher: the personal account, each organization with the person's
- * role there, and "New organization…". Choosing one opens this page for it.
+ * The header's account switcher: a menu of links (the personal account, each organization with
+ * the person's role there) and "New organization…". Links, not a <select>: moving through the
+ * choices with the keyboard never opens another account by itself.
  */
 export async function renderSwitcher(slot: HTMLElement): Promise<void> {
   const { organizations } = await call<{ organizations: OrgSummary[] }>("GET", "/orgs");
-  const id = uniqueId("account-switcher");
-  const current = actingFor?.id ?? "";
-  const select = h("select", { id, name: "account" },
-    h("option", { value: "", selected: current === "" }, "Personal"),
-    organizations.map((o) => h("option", { value: o.id, selected: o.id === current }, `${o.name} (${roleWord(o.role)})`)),
-    h("option", { value: NEW_ORG }, "New organization…"),
+  const current = actingFor?.id ?? null;
+  const item = (orgId: string | null, text: string) => h("li", {},
+    h("a", { href: switchedUrl(orgId), "aria-current": orgId === current ? "true" : undefined }, text));
+  const menu = h("details", { class: "account-menu" },
+    h("summary", { class: "button secondary" },
+      h("span", { class: "visually-hidden" }, "Account: "),
+      // On a phone the role gives way to the name (the menu still says it).
+      h("span", { class: "account-name" }, actingFor?.name ?? "Personal",
+        actingFor ? h("span", { class: "account-role" }, ` (${roleWord(actingFor.role)})`) : null)),
+    h("ul", {},
+      item(null, "Personal"),
+      organizations.map((o) => item(o.id, `${o.name} (${roleWord(o.role)})`)),
+      h("li", {}, h("button", {
+        type: "button", class: "link-button",
+        onClick: () => {
+          menu.open = false;
+          void createOrg();
+        },
+      }, "New organization…"))),
   );
-  select.addEventListener("change", () => {
-    if (select.value !== NEW_ORG) {
-      location.assign(switchedUrl(select.value === "" ? null : select.value));
-      return;
-    }
-    select.value = current;
-    void createOrg();
-  });
-  slot.replaceChildren(h("label", { for: id, class: "visually-hidden" }, "Account"), select);
+  closable(menu);
+  slot.replaceChildren(menu);
 }

@@ -17,7 +17,11 @@ interface MembersPage {
 }
 
 /** Today's spend as a share of the cap, in whole percent: for reading only, never for money. */
-const shareOfCap = (spent: string, cap: string): string => (Number(cap) === 0 ? "all" : `${Math.floor((Number(spent) / Number(cap)) * 100)}%`);
+function shareOfCap(spent: string, cap: string): string {
+  if (Number(cap) === 0) return "all";
+  const percent = Math.floor((Number(spent) / Number(cap)) * 100);
+  return percent === 0 && Number(spent) > 0 ? "under 1%" : `${percent}%`;
+}
 
 const errorText = (error: unknown) => {
   const said = refusalInWords(error);
