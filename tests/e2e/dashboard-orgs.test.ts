@@ -144,6 +144,13 @@ describeInBrowser("an organization in the dashboard: owner, admin and a capped m
     await goTo(page, `/dashboard/invitations/accept?token=${await linkToken(smtp, admin.email, "invitations/accept", 1)}`);
     await page.getByRole("button", { name: "Accept invitation" }).click();
     await page.getByText("This invitation link is invalid, already used or expired.", { exact: false }).waitFor();
+    // Someone who has not confirmed their address is told to, first.
+    const unconfirmed = await signUpUser(gateway.url);
+    expect((await owner.send("POST", `/orgs/${orgId}/invitations`, { email: unconfirmed.email })).status).toBe(201);
+    const theirs = await open(unconfirmed);
+    await goTo(theirs, `/dashboard/invitations/accept?token=${await linkToken(smtp, unconfirmed.email, "invitations/accept")}`);
+    await theirs.getByRole("button", { name: "Accept invitation" }).click();
+    await theirs.getByText("Confirm your e-mail address first", { exact: false }).waitFor();
     // The member accepts its own.
     const mine = await open(member);
     await goTo(mine, `/dashboard/invitations/accept?token=${token}`);
@@ -299,6 +306,24 @@ describeInBrowser("an organization in the dashboard: owner, admin and a capped m
     await page.getByText(`${admin.email} is now an owner of Acme.`).waitFor();
     expect(await page.locator("tbody tr", { hasText: admin.email }).locator("td").nth(1).textContent()).toBe("Owner");
     expect(await layoutProblems(page)).toEqual([]);
+  });
+
+  test("an owner renames an organization, and deletes it once its balance is zero", async () => {
+    const page = await open(owner);
+    // Acme holds credit: the refusal sits beside the button.
+    await goTo(page, inOrg("/dashboard/members"));
+    await page.getByRole("button", { name: "Delete organization" }).click();
+    await page.getByRole("dialog").getByRole("button", { name: "Delete organization" }).click();
+    await page.getByText("An organization can be deleted only when its balance is zero", { exact: false }).waitFor();
+    const { id } = await readJson(await owner.send("POST", "/orgs", { name: "Scratch" }));
+    await goTo(page, `/dashboard/members?org=${id}`);
+    await page.locator("#org-settings-heading ~ form").getByLabel("Name").fill("Scratch Two");
+    await page.getByRole("button", { name: "Rename" }).click();
+    await page.waitForFunction(() => document.querySelector(".account-menu summary")?.textContent?.includes("Scratch Two"));
+    await page.getByRole("button", { name: "Delete organization" }).click();
+    await page.getByRole("dialog").getByRole("button", { name: "Delete organization" }).click();
+    await page.waitForURL((url) => url.pathname === "/dashboard" && !url.search.includes("org="));
+    expect((await readJson(await owner.send("GET", "/orgs"))).organizations.map((o: { name: string }) => o.name)).toEqual(["Acme"]);
   });
 
   test("no page raised a script error or broke the Content-Security-Policy", () => {

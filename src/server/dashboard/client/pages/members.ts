@@ -9,6 +9,7 @@ import type { MemberRemoved, MemberView } from "../wire.ts";
 import type { ActingFor } from "../../page-table.ts";
 import { editMember, refusalInWords } from "./member-edit.ts";
 import { invitationsSection } from "./members-invite.ts";
+import { orgSettingsCard } from "./org-settings.ts";
 
 interface MembersPage {
   org: ActingFor;
@@ -122,6 +123,7 @@ export async function renderMembers(root: HTMLElement): Promise<void> {
     notices,
     list,
     invitations,
+    manages() ? orgSettingsCard(org) : "",
   );
   await page.refresh();
   if (manages()) await invitationsSection(invitations, org, page.say);
