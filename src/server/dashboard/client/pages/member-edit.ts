@@ -1,6 +1,7 @@
 import { ApiError, call } from "../api.ts";
 import { h } from "../dom.ts";
 import { choice, field, form, optionalAmount } from "../fields.ts";
+import { plainDecimal } from "../format.ts";
 import { openModal } from "../modal.ts";
 import type { MemberView } from "../wire.ts";
 import type { ActingFor } from "../../page-table.ts";
@@ -15,9 +16,6 @@ export function refusalInWords(error: unknown): unknown {
   if (!(error instanceof ApiError) || error.status !== 403) return error;
   return new ApiError(403, "Not allowed: an admin changes members and admins, but not owners nor itself, and only an owner makes owners.");
 }
-
-/** "10.500000" → "10.5": a stored amount as a person would type it. */
-export const plainDecimal = (value: string | null): string => (value === null ? "" : value.replace(/(\.\d*?)0+$/, "$1").replace(/\.$/, ""));
 
 /** The roles `org`'s person may give: only an owner grants owner. */
 export const grantableRoles = (org: ActingFor): [string, string][] => [
