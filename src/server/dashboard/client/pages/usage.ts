@@ -22,7 +22,14 @@ function moment(iso: string): HTMLElement {
 }
 
 /** In an organization, who a row's key belongs to: a member, or the organization itself. */
-const member = (entry: UsageEntryView) => (actingFor === null ? null : h("td", {}, entry.memberEmail ?? "Organization"));
+function member(entry: UsageEntryView): HTMLElement | null {
+  if (actingFor === null) return null;
+  const email = entry.memberEmail;
+  if (email === undefined) return h("td", {}, "Organization");
+  // The address may break before its "@" (and after a hyphen), never inside a word: a narrow column stays readable.
+  const at = email.lastIndexOf("@");
+  return h("td", {}, email.slice(0, at), h("wbr"), email.slice(at));
+}
 
 const row = (entry: UsageEntryView, cost: HTMLElement, saved: HTMLElement) =>
   h("tr", {},
@@ -79,7 +86,7 @@ function emptyState(filters: Record<string, string>, page: number | null, refusa
 function table(usage: UsageEntryView[]): HTMLElement {
   const costs = costColumn(usage.map((e) => e.costUsd));
   const savings = costColumn(usage.map((e) => (e.cachedTokens === 0 ? "0" : e.savedUsd)));
-  const element = h("table", { class: "usage" },
+  const element = h("table", { class: actingFor === null ? "usage" : "usage with-member" },
     h("caption", { id: "usage-caption" }, "Latest requests, newest first"),
     h("thead", {}, h("tr", {}, COLUMNS.filter((c) => c !== "Member" || actingFor !== null).map((c) => h("th", { scope: "col", class: NUMERIC.has(c) ? "num" : undefined }, c)))),
     h("tbody", {}, usage.map((entry, i) => row(entry, costs[i]!, savings[i]!))),
