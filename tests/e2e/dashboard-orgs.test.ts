@@ -310,6 +310,15 @@ describeInBrowser("an organization in the dashboard: owner, admin and a capped m
     expect(await layoutProblems(page)).toEqual([]);
   });
 
+  test("a second owner leaves from its own row and lands on its personal account", async () => {
+    const page = await open(admin);
+    await goTo(page, inOrg("/dashboard/members"));
+    await page.getByRole("button", { name: `Leave organization ${admin.email}` }).click();
+    await page.getByRole("dialog").getByRole("button", { name: "Leave organization" }).click();
+    await page.waitForURL((url) => url.pathname === "/dashboard" && !url.search.includes("org="));
+    expect((await readJson(await admin.send("GET", "/orgs"))).organizations).toEqual([]);
+  });
+
   test("an owner renames an organization, and deletes it once its balance is zero", async () => {
     const page = await open(owner);
     // Acme holds credit: the refusal sits beside the button.
