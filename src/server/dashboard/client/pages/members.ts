@@ -17,11 +17,11 @@ interface MembersPage {
   refresh(): Promise<void>;
 }
 
-/** Today's spend as a share of the cap, in whole percent: for reading only, never for money. */
+/** Today's spend said against the cap, in whole percent: for reading only, never for money. */
 function shareOfCap(spent: string, cap: string): string {
-  if (Number(cap) === 0) return "all";
+  if (Number(cap) === 0) return "a cap of $0: no spending";
   const percent = Math.floor((Number(spent) / Number(cap)) * 100);
-  return percent === 0 && Number(spent) > 0 ? "under 1%" : `${percent}%`;
+  return `${percent === 0 && Number(spent) > 0 ? "under 1%" : `${percent}%`} of the cap`;
 }
 
 const errorText = (error: unknown) => {
@@ -76,7 +76,7 @@ function memberRow(page: MembersPage, member: MemberView): HTMLElement {
     h("td", {}, member.email, self ? " (you)" : ""),
     h("td", {}, roleWord(member.role)),
     h("td", { class: "num" }, cap === null ? "No cap" : h("span", { class: "money" }, usdExact(cap))),
-    h("td", { class: "num" }, total(member.spentTodayUsd), cap === null ? null : h("span", { class: "muted cap-share" }, `${shareOfCap(member.spentTodayUsd, cap)} of the cap`)),
+    h("td", { class: "num" }, total(member.spentTodayUsd), cap === null ? null : h("span", { class: "muted cap-share" }, shareOfCap(member.spentTodayUsd, cap))),
     h("td", {}, dateTime(member.joinedAt)),
     h("td", {}, actions.length === 0 ? "—" : h("div", { class: "row-actions" }, actions), slot),
   );
