@@ -1,7 +1,7 @@
 // Every dashboard table on a phone (390 × 844) and a desktop (1280 wide): nothing wider than the
 // screen or than its table's box, and the money and status cells in view, not scrolled off.
 import { afterAll, beforeAll, expect, setDefaultTimeout, test } from "bun:test";
-import type { Browser, Page } from "playwright-core";
+import type { Browser } from "playwright-core";
 import { verifyEmail } from "../support/accounts.ts";
 import { hello, postChat } from "../support/chat.ts";
 import { deliver, paidSession, startFakeStripe, stripeEnv, stripeEvent, type FakeStripe } from "../support/fake-stripe.ts";
@@ -12,72 +12,11 @@ import { signUpUser, type Browser as SignedIn } from "../support/session.ts";
 import { startGateway, type TestGateway } from "../support/server.ts";
 import { join } from "node:path";
 import { ARTIFACTS, describeInBrowser, launchChromium, openTab, screenshot, type Tab } from "./support/browser.ts";
+import { layoutProblems, moneyProblems } from "./support/layout.ts";
 
 setDefaultTimeout(60_000);
 
 const SIZES = [{ name: "phone", width: 390, height: 844 }, { name: "desktop", width: 1280, height: 900 }];
-
-/**
- * What is out of place on the page: anything wider than the viewport, any table wider than its
- * box, and any money (`.num`) or status (`.badge`) cell outside its table's box or the viewport,
- * or not shown at all. Vertical scrolling inside a box is fine; sideways hiding is not.
- */
-const layoutProblems = (page: Page) => page.evaluate(() => {
-  const problems: string[] = [];
-  const viewport = document.documentElement.clientWidth;
-  const name = (el: Element) => `${el.tagName.toLowerCase()}${el.className ? `.${String(el.className).split(" ").join(".")}` : ""} "${(el.textContent ?? "").trim().slice(0, 40)}"`;
-  if (document.documentElement.scrollWidth > viewport) problems.push(`the page scrolls sideways: ${document.documentElement.scrollWidth} > ${viewport}`);
-  for (const el of document.querySelectorAll("main *")) {
-    const box = el.getBoundingClientRect();
-    // Headings kept for screen readers only (clipped to nothing) are not on screen.
-    if (box.width > 0 && box.right > viewport + 0.5 && !el.closest(".visually-hidden, table.stacked thead")) problems.push(`past the viewport's edge: ${name(el)}`);
-  }
-  for (const table of document.querySelectorAll("main table")) {
-    const frame = table.closest(".table-scroll") ?? table.parentElement!;
-    const edge = frame.getBoundingClientRect();
-    if (table.scrollWidth > frame.clientWidth + 0.5) problems.push(`a table wider than its box: ${name(table.querySelector("caption") ?? table)}`);
-    for (const cell of table.querySelectorAll("td.num, td .badge")) {
-      const box = cell.getBoundingClientRect();
-      if (box.width === 0 || getComputedStyle(cell).visibility === "hidden") problems.push(`not shown: ${name(cell)}`);
-      else if (box.right > edge.right + 0.5 || box.left < edge.left - 0.5) problems.push(`outside its table's box: ${name(cell)}`);
-    }
-  }
-  return problems;
-});
-
-/**
- * Money shown against the dashboard's one rule: no figure with more than 6 decimals, none left
- * as "10.000000000 USD", a rounded figure carries its exact amount as a title, and in a table's
- * money column the decimal points line up (measured on the "." itself).
- */
-const moneyProblems = (page: Page) => page.evaluate(() => {
-  const problems: string[] = [];
-  const text = document.querySelector("main")?.innerText ?? "";
-  for (const match of text.matchAll(/\$[\d,]+\.\d{7,}|\d+\.\d+ USD/g)) problems.push(`money not to the rule: ${match[0]}`);
-  for (const money of document.querySelectorAll("main .money")) {
-    const digits = (money.textContent ?? "").replace(/[^\d.]/g, "");
-    const title = (money.getAttribute("title") ?? money.textContent ?? "").replace(/[^\d.]/g, "");
-    const under = money.textContent?.startsWith("<") === true;
-    const off = under ? !(Number(title) > 0 && Number(title) < Number(digits)) : Math.abs(Number(digits) - Number(title)) > 0.005;
-    if (off) problems.push(`a title that is not the figure: ${money.textContent} / ${title}`);
-  }
-  const point = (cell: Element): number | null => {
-    const node = [...(cell.querySelector(".money")?.childNodes ?? [])].find((n) => n.nodeType === Node.TEXT_NODE && n.textContent!.includes("."));
-    if (!node) return null;
-    const range = document.createRange();
-    range.setStart(node, node.textContent!.indexOf("."));
-    range.setEnd(node, node.textContent!.indexOf(".") + 1);
-    return range.getBoundingClientRect().left;
-  };
-  for (const table of document.querySelectorAll("main table:not(.stacked)")) {
-    const columns = table.querySelector("tbody tr")?.children.length ?? 0;
-    for (let i = 0; i < columns; i++) {
-      const points = [...table.querySelectorAll(`tbody tr > :nth-child(${i + 1})`)].map(point).filter((x) => x !== null);
-      if (points.length > 1 && Math.max(...points) - Math.min(...points) > 1) problems.push(`decimal points not lined up in column ${i + 1} of "${table.querySelector("caption")?.textContent}"`);
-    }
-  }
-  return problems;
-});
 
 describeInBrowser("the dashboard's tables on a phone and a desktop", () => {
   let upstream: FakeUpstream;

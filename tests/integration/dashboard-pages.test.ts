@@ -1,8 +1,11 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { forAnyone, isConsolePage, PAGES, type PageName } from "../../src/server/dashboard/page-table.ts";
+import { forAnyone, isConsolePage, isListed, isOrgOnly, managersOnly, PAGES, type PageName } from "../../src/server/dashboard/page-table.ts";
 import { spawnServe, type ServeProcess } from "../support/binary.ts";
 import { createTestDatabase, describeEachDialect, type TestDatabase } from "../support/databases.ts";
 import { signInOperator } from "../support/operator.ts";
+import { verifyEmail } from "../support/accounts.ts";
+import { startFakeSmtp } from "../support/fake-smtp.ts";
+import { linkToken } from "../support/mail.ts";
 import { signUpUser, type Browser } from "../support/session.ts";
 import { useGateway } from "../support/server.ts";
 
@@ -11,6 +14,8 @@ const SIGNED_IN = NAMES.filter((name) => PAGES[name].signedIn);
 const SIGNED_OUT = NAMES.filter((name) => !PAGES[name].signedIn && !forAnyone(name));
 const ANYONE = NAMES.filter(forAnyone);
 const CUSTOMER = SIGNED_IN.filter((name) => !isConsolePage(name));
+/** Listed in a personal account's navigation. */
+const LISTED = CUSTOMER.filter((name) => isListed(name) && !isOrgOnly(name));
 const CONSOLE = SIGNED_IN.filter(isConsolePage);
 
 const get = (url: string, cookie?: string) => fetch(url, { redirect: "manual", headers: cookie ? { cookie } : {} });
@@ -19,8 +24,11 @@ const assetPaths = (html: string) => ({
   style: /<link rel="stylesheet" href="([^"]+)"/.exec(html)?.[1],
 });
 
+const smtp = await startFakeSmtp();
+afterAll(() => smtp.stop());
+
 describeEachDialect("the dashboard's pages", (dialect) => {
-  const gateway = useGateway(dialect, { BASE_PATH: "/api" });
+  const gateway = useGateway(dialect, { BASE_PATH: "/api", SMTP_URL: smtp.url, ALERT_INTERVAL_MS: "10" });
   let user: Browser;
   beforeAll(async () => {
     user = await signUpUser(gateway().url);
@@ -40,7 +48,49 @@ describeEachDialect("the dashboard's pages", (dialect) => {
     const html = await res.text();
     expect(html).toContain(`<body data-page="${name}" data-base-path="/api">`);
     expect(html).toContain(`<title>${PAGES[name].title} · Gateway</title>`);
-    expect(html).toContain(`<a href="/api${PAGES[name].path}" aria-current="page">`);
+    if (LISTED.includes(name)) expect(html).toContain(`<a href="/api${PAGES[name].path}" aria-current="page">`);
+    else expect(html).not.toContain(`<a href="/api${PAGES[name].path}"`);
+  });
+
+  describe("acting for an organization (?org=)", () => {
+    let owner: Browser;
+    let member: Browser;
+    let orgId: string;
+    beforeAll(async () => {
+      owner = await signUpUser(gateway().url);
+      member = await signUpUser(gateway().url);
+      for (const b of [owner, member]) await verifyEmail(gateway().store, b.email);
+      orgId = (await (await owner.send("POST", "/orgs", { name: "Acme <Labs>" })).json()).id;
+      expect((await owner.send("POST", `/orgs/${orgId}/invitations`, { email: member.email, role: "member" })).status).toBe(201);
+      const token = await linkToken(smtp, member.email, "invitations/accept");
+      expect((await member.send("POST", "/invitations/accept", { token })).status).toBe(200);
+    });
+
+    test("an owner's navigation keeps the organization in every link and lists Members", async () => {
+      const res = await get(`${gateway().url}/dashboard/keys?org=${orgId}`, owner.cookie);
+      expect(res.status).toBe(200);
+      const html = await res.text();
+      expect(html).toContain(`data-org-id="${orgId}" data-org-name="Acme &lt;Labs&gt;" data-org-role="owner"`);
+      for (const name of [...LISTED, "members" as const]) expect(html).toContain(`<a href="/api${PAGES[name].path}?org=${orgId}"`);
+    });
+
+    test.each(CUSTOMER.filter((name) => managersOnly(name) !== null))("%s is kept from a member: 403, unlisted, and said so in words", async (name) => {
+      const res = await get(`${gateway().url}${PAGES[name].path}?org=${orgId}`, member.cookie);
+      expect(res.status).toBe(403);
+      const html = await res.text();
+      expect(html).toContain('{"orgForbidden":true}');
+      expect(html).toContain('data-org-role="member"');
+      expect(html).not.toContain(`<a href="/api${PAGES[name].path}?org=${orgId}"`);
+      expect(html).toContain(`<a href="/api${PAGES.members.path}?org=${orgId}"`);
+    });
+
+    test("a person outside the organization is told so, with a 404", async () => {
+      const res = await get(`${gateway().url}/dashboard/keys?org=${orgId}`, user.cookie);
+      expect(res.status).toBe(404);
+      const html = await res.text();
+      expect(html).toContain('{"orgMissing":true}');
+      expect(html).not.toContain("data-org-id");
+    });
   });
 
   test.each(CONSOLE)("the console's %s page is 403 to a customer, whose navigation never links the console", async (name) => {

@@ -6,6 +6,7 @@ import { hello, postChat } from "../support/chat.ts";
 import { describeEachDialect } from "../support/databases.ts";
 import { providerEnv, startFakeUpstream } from "../support/fake-upstream.ts";
 import { startFakeSmtp } from "../support/fake-smtp.ts";
+import { startFakeStripe, stripeEnv } from "../support/fake-stripe.ts";
 import { readJson } from "../support/http.ts";
 import { linkToken } from "../support/mail.ts";
 import { verifyEmail } from "../support/accounts.ts";
@@ -22,8 +23,9 @@ afterAll(() => smtp.stop());
 
 describeEachDialect("organizations", (dialect) => {
   const fake = startFakeUpstream();
-  afterAll(() => fake.stop());
-  const gateway = useGateway(dialect, { ...providerEnv(fake), SMTP_URL: smtp.url, ALERT_INTERVAL_MS: "10" });
+  const stripe = startFakeStripe();
+  afterAll(() => Promise.all([fake.stop(), stripe.stop()]));
+  const gateway = useGateway(dialect, { ...providerEnv(fake), ...stripeEnv(stripe), SMTP_URL: smtp.url, ALERT_INTERVAL_MS: "10" });
   let owner: Browser;
   let admin: Browser;
   let member: Browser;
@@ -124,6 +126,15 @@ describeEachDialect("organizations", (dialect) => {
     expect((await readJson(await giver.send("GET", "/account"))).balanceUsd).toBe("0.500000");
     await expectBooksClosed(gateway().store, await userId(giver));
     await expectBooksClosed(gateway().store, orgId);
+  });
+
+  test("a pack bought for an organization sends the buyer back to the organization's top-up page", async () => {
+    const { sessionId } = await readJson(await owner.send("POST", `/checkout?org=${orgId}`, { packId: "builder" }));
+    const session = stripe.sessions.get(sessionId)!;
+    expect(session.success_url).toBe(`${gateway().config.dashboardUrl}/topup?checkout=success&session_id={CHECKOUT_SESSION_ID}&org=${orgId}`);
+    expect(session.cancel_url).toBe(`${gateway().config.dashboardUrl}/topup?checkout=cancelled&org=${orgId}`);
+    const personal = stripe.sessions.get((await readJson(await owner.send("POST", "/checkout", { packId: "builder" }))).sessionId)!;
+    expect(personal.success_url).toBe(`${gateway().config.dashboardUrl}/topup?checkout=success&session_id={CHECKOUT_SESSION_ID}`);
   });
 
   test("an invitation stops working after 7 days, and once revoked", async () => {

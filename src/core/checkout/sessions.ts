@@ -110,13 +110,17 @@ export const fitsCapacity = (capacity: Nanos | null, committed: Nanos, credits: 
   capacity === null || committed + credits <= capacity;
 
 /**
- * Where Stripe sends the buyer back: the dashboard's top-up page, told how it went. Stripe
- * replaces `{CHECKOUT_SESSION_ID}` with the session's id.
+ * Where Stripe sends the buyer back: the dashboard's top-up page, told how it went, for the
+ * organization the pack was bought for (`org`), if any. Stripe replaces `{CHECKOUT_SESSION_ID}`
+ * with the session's id.
  */
-const checkoutReturnUrls = (dashboardUrl: string) => ({
-  successUrl: `${dashboardUrl}/topup?checkout=success&session_id={CHECKOUT_SESSION_ID}`,
-  cancelUrl: `${dashboardUrl}/topup?checkout=cancelled`,
-});
+const checkoutReturnUrls = (dashboardUrl: string, orgId: string | undefined) => {
+  const org = orgId === undefined ? "" : `&org=${encodeURIComponent(orgId)}`;
+  return {
+    successUrl: `${dashboardUrl}/topup?checkout=success&session_id={CHECKOUT_SESSION_ID}${org}`,
+    cancelUrl: `${dashboardUrl}/topup?checkout=cancelled${org}`,
+  };
+};
 
 /**
  * `POST /checkout`: checks the pack (400), its price (503) and the monthly capacity (409),
@@ -125,7 +129,7 @@ const checkoutReturnUrls = (dashboardUrl: string) => ({
  */
 export async function startCheckout(
   deps: CheckoutDeps,
-  input: { accountId: string; body: Record<string, unknown>; now: number },
+  input: { accountId: string; body: Record<string, unknown>; now: number; orgId?: string },
 ): Promise<{ url: string; sessionId: string }> {
   const { store, provider } = deps;
   const { accountId, now } = input;
@@ -142,7 +146,7 @@ export async function startCheckout(
   let session: HostedCheckout;
   try {
     session = await provider.createSession({
-      priceId, accountId, packId: pack.id, ...checkoutReturnUrls(deps.dashboardUrl), idempotencyKey: hold.holdId,
+      priceId, accountId, packId: pack.id, ...checkoutReturnUrls(deps.dashboardUrl, input.orgId), idempotencyKey: hold.holdId,
     });
   } catch {
     // If the hold cannot be dropped either, it lapses by itself at holdExpiresAt.

@@ -9,7 +9,7 @@ import type { Config } from "../../config.ts";
 import type { AppDeps } from "../deps.ts";
 import { sessionToken } from "../session.ts";
 import { clientScript, styleSheet } from "./assets.ts" with { type: "macro" };
-import { forAnyone, isConsolePage, PAGE_NAMES, PAGES, RETURN_PARAM, type PageName } from "./page-table.ts";
+import { forAnyone, isConsolePage, mayUse, ORG_PARAM, PAGE_NAMES, PAGES, RETURN_PARAM, type ActingFor, type PageName } from "./page-table.ts";
 import { renderNotFound, renderShell } from "./shell.ts";
 
 interface Asset {
@@ -59,6 +59,26 @@ async function pageData(name: PageName, store: Pick<ModelStore, "listModels">, s
   return undefined;
 }
 
+type OrgLookup = Pick<AppDeps["store"], "findMembership">;
+
+/**
+ * The organization a signed-in page is shown for (`?org=`), looked up as the account endpoints
+ * look it up: null without one, "missing" when the person does not belong to it (or it is gone).
+ */
+async function actingFor(store: OrgLookup, request: Request, account: Account | null | undefined, page: PageName): Promise<ActingFor | null | "missing"> {
+  const orgId = new URL(request.url).searchParams.get(ORG_PARAM);
+  if (!orgId || !account || isConsolePage(page)) return null;
+  const membership = await store.findMembership(orgId, account.id);
+  return membership ? { id: membership.org.id, name: membership.org.name, role: membership.role, personId: account.id } : "missing";
+}
+
+/** What stands in for a page's data when it may not be shown for the organization, with the status to answer. */
+const orgRefusal = (name: PageName, org: ActingFor | null | "missing"): { data: unknown; status: number } | null => {
+  if (org === "missing") return { data: { orgMissing: true }, status: 404 };
+  if (org !== null && !mayUse(name, org)) return { data: { orgForbidden: true }, status: 403 };
+  return null;
+};
+
 const redirect = (location: string) => new Response(null, { status: 303, headers: { location, "cache-control": "no-store" } });
 
 /**
@@ -91,8 +111,13 @@ export const dashboardRoutes = ({ config, store, now }: AppDeps) => {
       const operator = account?.isAdmin === true && accountState(account) === "active";
       // Anyone else gets the console's shell with 403 and a notice in place of its content.
       const refused = isConsolePage(name) && !operator;
-      const data = refused ? { forbidden: true } : await pageData(name, store, config.stripe);
-      return new Response(renderShell({ page: name, basePath, assets, data, operator }), { status: refused ? 403 : 200, headers: PAGE_HEADERS });
+      const org = await actingFor(store, request, account, name);
+      // A member of an organization opening what only its owners and admins may use is told so, as a customer is on the console.
+      const orgRefused = orgRefusal(name, org);
+      const data = refused ? { forbidden: true } : orgRefused ? orgRefused.data : await pageData(name, store, config.stripe);
+      const status = refused ? 403 : orgRefused?.status ?? 200;
+      const shell = renderShell({ page: name, basePath, assets, data, operator, org: org === "missing" ? null : org });
+      return new Response(shell, { status, headers: PAGE_HEADERS });
     });
   }
   // Any other address under the dashboard: its own 404 page, not the API's JSON.

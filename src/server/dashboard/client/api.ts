@@ -1,4 +1,4 @@
-import { basePath, signInUrl } from "./env.ts";
+import { basePath, signInUrl, withOrg } from "./env.ts";
 
 /** A failed call: the HTTP status (0 when the gateway could not be reached) and a message for people. */
 export class ApiError extends Error {
@@ -22,8 +22,9 @@ function errorMessage(payload: unknown, status: number): string {
 }
 
 /**
- * A same-origin JSON call to the gateway with the session cookie. A 401 means the session has
- * ended: the browser goes to the sign-in page (unless `unauthorized: "throw"`, for sign-in itself).
+ * A same-origin JSON call to the gateway with the session cookie, for the organization the page
+ * acts for (`?org=`, added here for every call). A 401 means the session has ended: the browser
+ * goes to the sign-in page (unless `unauthorized: "throw"`, for sign-in itself).
  */
 export async function call<T>(method: string, path: string, body?: unknown, options: { unauthorized?: "sign-in" | "throw" } = {}): Promise<T> {
   const headers: Record<string, string> = { accept: "application/json" };
@@ -34,7 +35,7 @@ export async function call<T>(method: string, path: string, body?: unknown, opti
   }
   let res: Response;
   try {
-    res = await fetch(basePath + path, init);
+    res = await fetch(basePath + withOrg(path), init);
   } catch {
     throw new ApiError(0, "The gateway could not be reached. Check your connection and try again.");
   }

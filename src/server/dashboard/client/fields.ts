@@ -19,7 +19,7 @@ interface FieldSpec {
 
 export interface Field {
   spec: FieldSpec;
-  input: HTMLInputElement;
+  input: HTMLInputElement | HTMLSelectElement;
   element: HTMLElement;
   /** The input's value, trimmed (passwords as typed). */
   value(): string;
@@ -48,6 +48,45 @@ export function field(spec: FieldSpec): Field {
       if (message === null) input.removeAttribute("aria-invalid");
       else input.setAttribute("aria-invalid", "true");
     },
+  };
+}
+
+/** The message under a control, tied to it for screen readers, and how to show or clear it. */
+function errorSlot(id: string, control: HTMLElement): { element: HTMLElement; show(message: string | null): void } {
+  const element = h("p", { class: "field-error", id: `${id}-error`, hidden: true });
+  return {
+    element,
+    show(message) {
+      element.textContent = message ?? "";
+      element.hidden = message === null;
+      if (message === null) control.removeAttribute("aria-invalid");
+      else control.setAttribute("aria-invalid", "true");
+    },
+  };
+}
+
+/** A labelled choice among fixed options (`[value, text]`), laid out as a field. */
+export function choice(spec: Pick<FieldSpec, "name" | "label" | "hint">, options: [string, string][], selected?: string): Field {
+  const id = uniqueId(`field-${spec.name}`);
+  const hint = spec.hint ? h("p", { class: "hint", id: `${id}-hint` }, spec.hint) : null;
+  const input = h("select", { id, name: spec.name, "aria-describedby": [hint?.id, `${id}-error`].filter(Boolean).join(" ") },
+    options.map(([value, text]) => h("option", { value, selected: value === selected }, text)));
+  const error = errorSlot(id, input);
+  return {
+    spec, input, value: () => input.value, showError: error.show,
+    element: h("div", { class: "field" }, h("div", { class: "field-head" }, h("label", { for: id }, spec.label), hint), input, error.element),
+  };
+}
+
+/** A checkbox with its label beside it; its value is "true" when ticked, "" when not. */
+export function checkbox(spec: Pick<FieldSpec, "name" | "label" | "hint">): Field & { input: HTMLInputElement } {
+  const id = uniqueId(`field-${spec.name}`);
+  const hint = spec.hint ? h("p", { class: "hint", id: `${id}-hint` }, spec.hint) : null;
+  const input = h("input", { id, name: spec.name, type: "checkbox", "aria-describedby": [hint?.id, `${id}-error`].filter(Boolean).join(" ") });
+  const error = errorSlot(id, input);
+  return {
+    spec, input, value: () => (input.checked ? "true" : ""), showError: error.show,
+    element: h("div", { class: "field checkbox" }, h("div", { class: "field-head" }, h("label", { for: id }, input, ` ${spec.label}`), hint), error.element),
   };
 }
 

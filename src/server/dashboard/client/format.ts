@@ -88,6 +88,9 @@ export function costColumn(amounts: string[]): HTMLElement[] {
 export const moneyInText = (text: string): string =>
   text.replace(/(-?\d+(?:\.\d+)?) USD(\/1M)?/g, (_, amount: string, perMillion: string | undefined) => `${usdExact(amount)}${perMillion ?? ""}`);
 
+/** "10.500000" → "10.5": a stored amount as a person would type it into a field (empty for none). */
+export const plainDecimal = (value: string | null): string => (value === null ? "" : value.replace(/(\.\d*?)0+$/, "$1").replace(/\.$/, ""));
+
 /** A whole number with thousands separators. */
 export const count = (value: number): string => value.toLocaleString("en-US");
 

@@ -60,3 +60,14 @@ export type AccountSearch = Awaited<ReturnType<typeof searchAccounts>>;
 export type AccountDetail = Awaited<ReturnType<typeof accountDetail>>;
 export type GrantResult = Awaited<ReturnType<typeof grantCredits>>;
 export type AdminAuditPage = Awaited<ReturnType<typeof adminAuditPage>>;
+
+// Organizations: members, invitations, memberships.
+import type { invitationView, memberView, membershipView } from "../../../core/orgs/requests.ts";
+
+export type MemberView = ReturnType<typeof memberView>;
+export type InvitationView = ReturnType<typeof invitationView>;
+export type MembershipView = ReturnType<typeof membershipView>;
+export interface MemberRemoved {
+  success: true;
+  revokedKeys: KeyView[];
+}

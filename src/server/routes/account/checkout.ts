@@ -28,7 +28,7 @@ export const checkoutRoutes = (deps: AppDeps) => {
       async ({ session, request }) => {
         assertManager(session.org);
         const account = signedInAccount(session, MESSAGES.userNotFound);
-        return json(await startCheckout(checkout, { accountId: account.id, body: await readObjectBody(request), now: now() }));
+        return json(await startCheckout(checkout, { accountId: account.id, body: await readObjectBody(request), now: now(), orgId: session.org?.id }));
       },
       { parse: "none" },
     );

@@ -1,12 +1,10 @@
 import { field, optionalAmount, optionalWholeNumber, type Field } from "../fields.ts";
+import { plainDecimal } from "../format.ts";
 import type { KeyView } from "../wire.ts";
 
 const MAX_LIMIT_USD = 1_000_000;
 const MAX_REQUESTS_PER_HOUR = 1_000_000_000;
 const NAME_MAX_LENGTH = 100;
-
-/** "10.500000" → "10.5": a stored limit as the user would type it. */
-const plainDecimal = (value: string | null): string => (value === null ? "" : value.replace(/(\.\d*?)0+$/, "$1").replace(/\.$/, ""));
 
 const pad = (n: number) => String(n).padStart(2, "0");
 /** An ISO time as a datetime-local input's value, in the browser's time zone. */

@@ -6,6 +6,8 @@ import { confirmAction, openModal } from "../modal.ts";
 import type { KeyCreated, KeyList, KeyRotated, KeyView } from "../wire.ts";
 import { clientSetup } from "./key-clients.ts";
 import { keyForm } from "./key-form.ts";
+import { keyOwners, organizationKeyField } from "./key-owners.ts";
+import { actingFor, manages } from "../env.ts";
 import { showSecret } from "./key-secret.ts";
 
 const STATUS_TEXT: Record<string, string> = { active: "Active", revoked: "Revoked", expired: "Expired" };
@@ -20,7 +22,7 @@ interface KeyActions {
 }
 
 /** One key's card: its facts and the actions its status allows. */
-function keyCard(key: KeyView, actions: KeyActions): HTMLElement {
+function keyCard(key: KeyView, actions: KeyActions, owner: string | null): HTMLElement {
   const headingId = `key-${key.id}`;
   const spending = key.management
     ? [fact("Kind", "Management key: manages this account's API keys; cannot call models")]
@@ -45,6 +47,7 @@ function keyCard(key: KeyView, actions: KeyActions): HTMLElement {
     ),
     h("dl", { class: "facts" },
       fact("Key", h("code", {}, `${key.prefix}…`)),
+      owner === null ? null : fact("Owner", owner),
       fact("Created", dateTime(key.createdAt)),
       fact("Last used", key.lastUsedAt === null ? "Never" : dateTime(key.lastUsedAt)),
       fact("Expires", key.expiresAt === null ? "Never" : dateTime(key.expiresAt)),
@@ -174,22 +177,24 @@ export async function renderKeys(root: HTMLElement): Promise<void> {
   };
 
   const refresh = async () => {
-    const { keys } = await call<KeyList>("GET", "/keys/generate");
+    const [{ keys }, ownerOf] = await Promise.all([call<KeyList>("GET", "/keys/generate"), keyOwners()]);
     // Keys in use first, newest first as listed; revoked ones below them.
     const ordered = [...keys.filter((k) => k.status !== "revoked"), ...keys.filter((k) => k.status === "revoked")];
     list.replaceChildren(ordered.length === 0
       ? h("p", { class: "muted" }, "No keys yet. Create one above.")
-      : h("ul", { class: "key-list" }, ordered.map((key) => h("li", {}, keyCard(key, actions)))));
+      : h("ul", { class: "key-list" }, ordered.map((key) => h("li", {}, keyCard(key, actions, ownerOf?.(key) ?? null)))));
   };
   const actions = keyActions({ root, list, say, refresh });
 
   const creation = keyForm();
+  const organizationKey = organizationKeyField();
   const createForm = form({
-    fields: creation.fields,
+    fields: organizationKey ? [...creation.fields, organizationKey] : creation.fields,
     submitLabel: "Create key",
     labelledBy: createHeading.id,
     onSubmit: async () => {
-      const created = await call<KeyCreated>("POST", "/keys/generate", creation.newKey());
+      const body = { ...creation.newKey(), ...(organizationKey?.input.checked ? { organizationKey: true } : {}) };
+      const created = await call<KeyCreated>("POST", "/keys/generate", body);
       createForm.reset();
       clearNotices(root);
       await refresh();
@@ -200,9 +205,10 @@ export async function renderKeys(root: HTMLElement): Promise<void> {
 
   root.replaceChildren(
     h("section", { class: "card", "aria-labelledby": createHeading.id }, createHeading, createForm),
-    managementKeyCard(root, refresh),
+    // In an organization a management key is the organization's: for its owners and admins.
+    manages() ? managementKeyCard(root, refresh) : "",
     notices,
-    h("section", { "aria-labelledby": "your-keys" }, h("h2", { id: "your-keys" }, "Your keys"), list),
+    h("section", { "aria-labelledby": "your-keys" }, h("h2", { id: "your-keys" }, actingFor && manages() ? `Keys of ${actingFor.name}` : "Your keys"), list),
     clientSetup(),
   );
   await refresh();

@@ -2,6 +2,7 @@ import { call } from "../api.ts";
 import { h } from "../dom.ts";
 import { field, form } from "../fields.ts";
 import type { SecurityView } from "../wire.ts";
+import { actingFor, manages } from "../env.ts";
 import { renderAuditLog } from "./security-audit.ts";
 import { renderSessions } from "./security-sessions.ts";
 import { renderTwoFactor } from "./security-totp.ts";
@@ -35,7 +36,9 @@ export async function renderSecurity(root: HTMLElement): Promise<void> {
     section("password-heading", "Password", h("p", { class: "muted" }, "Changing it signs out every other device."), passwordForm),
     section("sessions-heading", "Where you are signed in", sessions),
     section("totp-heading", "Two-factor sign-in", twoFactor),
-    section("audit-heading", "Account activity", audit),
+    // Acting for an organization, the activity log is the organization's: for its owners and admins.
+    section("audit-heading", actingFor ? `Activity of ${actingFor.name}` : "Account activity", audit),
   );
-  await Promise.all([renderSessions(sessions), renderTwoFactor(twoFactor, security), renderAuditLog(audit, 1)]);
+  if (!manages()) audit.replaceChildren(h("p", { class: "notice info" }, `Only owners and admins of ${actingFor?.name ?? "this organization"} can see its activity log.`));
+  await Promise.all([renderSessions(sessions), renderTwoFactor(twoFactor, security), manages() ? renderAuditLog(audit, 1) : null]);
 }

@@ -55,5 +55,9 @@ export async function renderSignIn(root: HTMLElement, mode: "signin" | "signup")
   const keptQuery = Object.fromEntries(new URLSearchParams(location.search));
   const other = h("p", {}, question, h("a", { href: pageUrl(otherPage, keptQuery) }, linkText));
   const forgot = signingUp ? null : h("p", {}, h("a", { href: pageUrl("forgot") }, "Forgot your password?"));
-  root.replaceChildren(h("div", { class: "card narrow" }, signInForm), other, forgot ?? "");
+  // Sent here by an invitation's link: which address to use, before anything else.
+  const invited = returnUrl().startsWith(pageUrl("invitation"))
+    ? h("p", { class: "notice info" }, `${signingUp ? "Create an account" : "Sign in"} with the e-mail address the invitation was sent to; you accept it next.`)
+    : null;
+  root.replaceChildren(invited ?? "", h("div", { class: "card narrow" }, signInForm), other, forgot ?? "");
 }

@@ -1,13 +1,21 @@
 import { call } from "../api.ts";
 import { h, uniqueId } from "../dom.ts";
-import { basePath, pageUrl } from "../env.ts";
-import type { KeyList } from "../wire.ts";
+import { actingFor, basePath, manages, pageUrl } from "../env.ts";
+import type { KeyList, MemberView } from "../wire.ts";
+import { ORG_PARAM } from "../../page-table.ts";
 
 /** The filters the usage table takes from its address (`?key=&model=&status=&from=&to=`), by their API names. */
-export const FILTERS = ["key", "model", "status", "from", "to"] as const;
+export const FILTERS = ["member", "key", "model", "status", "from", "to"] as const;
 type FilterName = (typeof FILTERS)[number];
 
-const LABELS: Record<FilterName, string> = { key: "Key", model: "Model", status: "Status", from: "From (UTC day)", to: "To (UTC day)" };
+const LABELS: Record<FilterName, string> = {
+  member: "Member", key: "Key", model: "Model", status: "Status", from: "From (UTC day)", to: "To (UTC day)",
+};
+
+/** An organization's members, for its owners and admins to filter by (`?member={userId}`); none elsewhere. */
+const membersToFilter = async (): Promise<MemberView[] | null> => (actingFor !== null && manages()
+  ? (await call<{ members: MemberView[] }>("GET", `/orgs/${actingFor.id}/members`)).members
+  : null);
 /** Days are typed as the API and the table show them, YYYY-MM-DD, whatever the browser's locale. */
 const ISO_DAY = /^\d{4}-\d{2}-\d{2}$/;
 
@@ -70,8 +78,9 @@ function checkDates(controls: Record<FilterName, Control>): boolean {
  */
 export async function filterForm(refused?: string): Promise<HTMLFormElement> {
   const current = currentFilters();
-  const [{ keys }, models] = await Promise.all([
+  const [{ keys }, members, models] = await Promise.all([
     call<KeyList>("GET", "/keys/generate"),
+    membersToFilter(),
     fetch(`${basePath}/models`).then((r) => r.json() as Promise<{ model_id: string }[]>).catch(() => []),
   ]);
   const modelIds = models.map((m) => m.model_id);
@@ -83,6 +92,7 @@ export async function filterForm(refused?: string): Promise<HTMLFormElement> {
     inputmode: "numeric", maxlength: 10, autocomplete: "off",
   });
   const controls: Record<FilterName, Control> = {
+    member: labelled("member", select("member", current.member ?? "", (members ?? []).map((m) => [m.userId, m.email]))),
     key: labelled("key", select("key", current.key ?? "", keys.map((k) => [k.id, `${k.name} (${k.prefix}…)`]))),
     model: labelled("model", select("model", current.model ?? "", modelIds.map((id) => [id, id]))),
     status: labelled("status", select("status", current.status ?? "", [["success", "Success"], ["error", "Error"]])),
@@ -99,7 +109,9 @@ export async function filterForm(refused?: string): Promise<HTMLFormElement> {
   }
   const anyFilter = Object.keys(current).length > 0;
   const form = h("form", { class: "card filters", method: "get", action: pageUrl("usage"), "aria-label": "Filter requests", novalidate: true },
-    h("div", { class: "fields" }, FILTERS.map((name) => controls[name].element)),
+    // The form's GET keeps the organization acted for in the address.
+    actingFor ? h("input", { type: "hidden", name: ORG_PARAM, value: actingFor.id }) : null,
+    h("div", { class: "fields" }, FILTERS.filter((name) => name !== "member" || members !== null).map((name) => controls[name].element)),
     status,
     h("div", { class: "actions" },
       h("button", { type: "submit", class: "button" }, "Apply filters"),

@@ -1,13 +1,13 @@
 import { ApiError, call } from "../api.ts";
 import { h } from "../dom.ts";
-import { basePath, pageUrl } from "../env.ts";
+import { actingFor, basePath, manages, pageUrl, withOrg } from "../env.ts";
 import { costColumn, count, plural, utcMoment } from "../format.ts";
 import type { ModelSpend, UsageEntryView, UsagePage } from "../wire.ts";
 import { fitTable } from "../table-fit.ts";
 import { modelSpendChart } from "./model-spend-chart.ts";
 import { currentFilters, filterForm } from "./usage-filters.ts";
 
-const COLUMNS = ["Time (UTC)", "Model", "Key", "Prompt tokens", "Cached", "Completion tokens", "Cost", "Saved by caching", "Latency", "Status"];
+const COLUMNS = ["Time (UTC)", "Model", "Key", "Member", "Prompt tokens", "Cached", "Completion tokens", "Cost", "Saved by caching", "Latency", "Status"];
 /** The CSV export's and the table's bound: the latest 1,000 requests. */
 const EXPORT_LIMIT = 1_000;
 const NUMERIC = new Set(["Prompt tokens", "Cached", "Completion tokens", "Cost", "Saved by caching", "Latency"]);
@@ -21,11 +21,22 @@ function moment(iso: string): HTMLElement {
   return h("time", { datetime: iso }, h("span", { class: "nowrap" }, day), " ", h("span", { class: "nowrap" }, time));
 }
 
+/** In an organization, who a row's key belongs to: a member, or the organization itself. */
+function member(entry: UsageEntryView): HTMLElement | null {
+  if (actingFor === null) return null;
+  const email = entry.memberEmail;
+  if (email === undefined) return h("td", {}, "Organization");
+  // The address may break before its "@" (and after a hyphen), never inside a word: a narrow column stays readable.
+  const at = email.lastIndexOf("@");
+  return h("td", {}, email.slice(0, at), h("wbr"), email.slice(at));
+}
+
 const row = (entry: UsageEntryView, cost: HTMLElement, saved: HTMLElement) =>
   h("tr", {},
     h("td", {}, moment(entry.createdAt)),
     h("td", { class: "nowrap" }, entry.model),
     h("td", {}, entry.keyName ?? "—"),
+    member(entry),
     h("td", { class: "num" }, count(entry.promptTokens)),
     h("td", { class: "num" }, count(entry.cachedTokens)),
     h("td", { class: "num" }, count(entry.completionTokens)),
@@ -45,7 +56,8 @@ function matchCount(matches: number, filters: Record<string, string>): HTMLEleme
   const shown = matches > EXPORT_LIMIT ? `; the table and the CSV hold the latest ${count(EXPORT_LIMIT)}` : "";
   return h("div", { class: "actions match-count" },
     h("p", { role: "status" }, `${plural(matches, "request")} ${filtered ? (matches === 1 ? "matches" : "match") + " these filters" : "in all"}${shown}.`),
-    matches === 0 ? null : h("a", { href: `${basePath}/usage/export${query ? `?${query}` : ""}`, class: "button secondary", download: "" },
+    // The CSV is the whole organization's: for its owners and admins.
+    matches === 0 || !manages() ? null : h("a", { href: basePath + withOrg(`/usage/export${query ? `?${query}` : ""}`), class: "button secondary", download: "" },
       filtered ? "Download CSV of these requests" : "Download CSV"),
   );
 }
@@ -74,9 +86,9 @@ function emptyState(filters: Record<string, string>, page: number | null, refusa
 function table(usage: UsageEntryView[]): HTMLElement {
   const costs = costColumn(usage.map((e) => e.costUsd));
   const savings = costColumn(usage.map((e) => (e.cachedTokens === 0 ? "0" : e.savedUsd)));
-  const element = h("table", { class: "usage" },
+  const element = h("table", { class: actingFor === null ? "usage" : "usage with-member" },
     h("caption", { id: "usage-caption" }, "Latest requests, newest first"),
-    h("thead", {}, h("tr", {}, COLUMNS.map((c) => h("th", { scope: "col", class: NUMERIC.has(c) ? "num" : undefined }, c)))),
+    h("thead", {}, h("tr", {}, COLUMNS.filter((c) => c !== "Member" || actingFor !== null).map((c) => h("th", { scope: "col", class: NUMERIC.has(c) ? "num" : undefined }, c)))),
     h("tbody", {}, usage.map((entry, i) => row(entry, costs[i]!, savings[i]!))),
   );
   return fitTable(h("div", { class: "table-scroll", tabindex: "0", role: "region", "aria-labelledby": "usage-caption" }, element), element);
@@ -91,7 +103,8 @@ export async function renderUsage(root: HTMLElement): Promise<void> {
   const filters = currentFilters();
   const requested = new URLSearchParams(location.search).get("page");
   const query = new URLSearchParams({ ...filters, ...(requested === null ? {} : { page: requested }) });
-  const [answer, spend] = await Promise.all([requests(query), call<ModelSpend>("GET", "/account/spend/models?days=30")]);
+  // Spend per model is the whole organization's: for its owners and admins.
+  const [answer, spend] = await Promise.all([requests(query), manages() ? call<ModelSpend>("GET", "/account/spend/models?days=30") : null]);
   const refusal = "refused" in answer ? answer.refused : null;
   // A refused page is not the filters' fault: the form stays clean and the empty state offers page 1.
   const form = await filterForm(refusal === null || refusal.startsWith("page ") ? undefined : refusal);
@@ -104,7 +117,7 @@ export async function renderUsage(root: HTMLElement): Promise<void> {
     "result" in answer && answer.result.hasMore ? h("a", { href: pageLink(page + 1), rel: "next" }, "Older →") : null,
   );
   root.replaceChildren(
-    h("section", { class: "card", "aria-labelledby": "model-spend" }, h("h2", { id: "model-spend" }, "Spend per model, last 30 days"), modelSpendChart(spend)),
+    spend === null ? "" : h("section", { class: "card", "aria-labelledby": "model-spend" }, h("h2", { id: "model-spend" }, "Spend per model, last 30 days"), modelSpendChart(spend)),
     form,
     "result" in answer ? matchCount(answer.result.matches, filters) : "",
     usage.length === 0 ? emptyState(filters, page, refusal) : table(usage),

@@ -1,0 +1,66 @@
+// Layout checks shared by the browser tests.
+import type { Page } from "playwright-core";
+
+/**
+ * What is out of place on the page: anything wider than the viewport, any table wider than its
+ * box, and any money (`.num`) or status (`.badge`) cell outside its table's box or the viewport,
+ * or not shown at all. Vertical scrolling inside a box is fine; sideways hiding is not.
+ */
+export const layoutProblems = (page: Page) => page.evaluate(() => {
+  const problems: string[] = [];
+  const viewport = document.documentElement.clientWidth;
+  const name = (el: Element) => `${el.tagName.toLowerCase()}${el.className ? `.${String(el.className).split(" ").join(".")}` : ""} "${(el.textContent ?? "").trim().slice(0, 40)}"`;
+  if (document.documentElement.scrollWidth > viewport) problems.push(`the page scrolls sideways: ${document.documentElement.scrollWidth} > ${viewport}`);
+  for (const el of document.querySelectorAll("main *")) {
+    const box = el.getBoundingClientRect();
+    // Headings kept for screen readers only (clipped to nothing) are not on screen.
+    // A code sample scrolls sideways inside its own box (the <pre>, itself checked), as a terminal would.
+    const inCode = el.parentElement?.closest("pre") != null;
+    if (box.width > 0 && box.right > viewport + 0.5 && !inCode && !el.closest(".visually-hidden, table.stacked thead")) problems.push(`past the viewport's edge: ${name(el)}`);
+  }
+  for (const table of document.querySelectorAll("main table")) {
+    const frame = table.closest(".table-scroll") ?? table.parentElement!;
+    const edge = frame.getBoundingClientRect();
+    if (table.scrollWidth > frame.clientWidth + 0.5) problems.push(`a table wider than its box: ${name(table.querySelector("caption") ?? table)}`);
+    for (const cell of table.querySelectorAll("td.num, td .badge")) {
+      const box = cell.getBoundingClientRect();
+      if (box.width === 0 || getComputedStyle(cell).visibility === "hidden") problems.push(`not shown: ${name(cell)}`);
+      else if (box.right > edge.right + 0.5 || box.left < edge.left - 0.5) problems.push(`outside its table's box: ${name(cell)}`);
+    }
+  }
+  return problems;
+});
+
+/**
+ * Money shown against the dashboard's one rule: no figure with more than 6 decimals, none left
+ * as "10.000000000 USD", a rounded figure carries its exact amount as a title, and in a table's
+ * money column the decimal points line up (measured on the "." itself).
+ */
+export const moneyProblems = (page: Page) => page.evaluate(() => {
+  const problems: string[] = [];
+  const text = document.querySelector("main")?.innerText ?? "";
+  for (const match of text.matchAll(/\$[\d,]+\.\d{7,}|\d+\.\d+ USD/g)) problems.push(`money not to the rule: ${match[0]}`);
+  for (const money of document.querySelectorAll("main .money")) {
+    const digits = (money.textContent ?? "").replace(/[^\d.]/g, "");
+    const title = (money.getAttribute("title") ?? money.textContent ?? "").replace(/[^\d.]/g, "");
+    const under = money.textContent?.startsWith("<") === true;
+    const off = under ? !(Number(title) > 0 && Number(title) < Number(digits)) : Math.abs(Number(digits) - Number(title)) > 0.005;
+    if (off) problems.push(`a title that is not the figure: ${money.textContent} / ${title}`);
+  }
+  const point = (cell: Element): number | null => {
+    const node = [...(cell.querySelector(".money")?.childNodes ?? [])].find((n) => n.nodeType === Node.TEXT_NODE && n.textContent!.includes("."));
+    if (!node) return null;
+    const range = document.createRange();
+    range.setStart(node, node.textContent!.indexOf("."));
+    range.setEnd(node, node.textContent!.indexOf(".") + 1);
+    return range.getBoundingClientRect().left;
+  };
+  for (const table of document.querySelectorAll("main table:not(.stacked)")) {
+    const columns = table.querySelector("tbody tr")?.children.length ?? 0;
+    for (let i = 0; i < columns; i++) {
+      const points = [...table.querySelectorAll(`tbody tr > :nth-child(${i + 1})`)].map(point).filter((x) => x !== null);
+      if (points.length > 1 && Math.max(...points) - Math.min(...points) > 1) problems.push(`decimal points not lined up in column ${i + 1} of "${table.querySelector("caption")?.textContent}"`);
+    }
+  }
+  return problems;
+});
