@@ -191,6 +191,12 @@ describeInBrowser("an organization in the dashboard: owner, admin and a capped m
     await page.locator("tbody tr", { hasText: owner.email }).getByText("An organization must keep an owner", { exact: false }).waitFor();
   });
 
+  test("the organization's settings say who its low-balance e-mail goes to", async () => {
+    const page = await open(owner);
+    await goTo(page, inOrg("/dashboard/settings"));
+    await page.getByText("We e-mail Acme's first owner when its balance falls below this amount.").waitFor();
+  });
+
   test("a member sees what it may use: no top-up, purchases or settings; a clear word when opened directly", async () => {
     const page = await open(member);
     await goTo(page, inOrg("/dashboard/members"));

@@ -123,7 +123,8 @@ export async function renderMembers(root: HTMLElement): Promise<void> {
     notices,
     list,
     invitations,
-    manages() ? orgSettingsCard(org) : "",
+    // Apart from the tables above: a card of its own, with the page's usual gap.
+    manages() ? h("div", { class: "section-gap" }, orgSettingsCard(org)) : "",
   );
   await page.refresh();
   if (manages()) await invitationsSection(invitations, org, page.say);

@@ -1,6 +1,6 @@
 import { call } from "../api.ts";
 import { h } from "../dom.ts";
-import { pageUrl } from "../env.ts";
+import { actingFor, pageUrl } from "../env.ts";
 import { plainNumber, usdExact } from "../format.ts";
 import { field, form, optionalAmount } from "../fields.ts";
 import type { AccountView } from "../wire.ts";
@@ -10,6 +10,11 @@ import { renderWebhookSettings } from "./settings-webhook.ts";
 const ALERT_THRESHOLD_MAX_USD = 100;
 const SPEND_LIMIT_MAX_USD = 10_000;
 const UNLIMITED = -1;
+
+/** Who the low-balance e-mail goes to: the person, or an organization's first owner. */
+const alertWho = (): string => actingFor === null
+  ? "We send you an e-mail when your balance falls below this amount."
+  : `We e-mail ${actingFor.name}'s first owner when its balance falls below this amount.`;
 
 const section = (id: string, title: string, intro: string, body: Node) =>
   h("section", { class: "card", "aria-labelledby": id }, h("h2", { id }, title), h("p", { class: "muted" }, intro), body);
@@ -53,7 +58,7 @@ export async function renderSettings(root: HTMLElement): Promise<void> {
 
   const webhook = h("section", { class: "card", "aria-labelledby": "webhook-heading" });
   root.replaceChildren(
-    section("alert-heading", "Low-balance alert", "We send you an e-mail when your balance falls below this amount.", alertForm),
+    section("alert-heading", "Low-balance alert", alertWho(), alertForm),
     section("limit-heading", "Hourly spend safety limit", "Chat requests from all your keys are refused with 429 once this much has been spent in the last hour.", limitForm),
     webhook,
     section("security-link-heading", "Security", "Your password, the devices you are signed in on, two-factor sign-in and your account's activity.",
