@@ -4,15 +4,13 @@
 import { afterAll, beforeAll, expect, setDefaultTimeout, test } from "bun:test";
 import type { Browser, Page } from "playwright-core";
 import { totpCode } from "../../src/core/accounts/totp.ts";
-import { verifyEmail } from "../support/accounts.ts";
-import { hello, postChat } from "../support/chat.ts";
 import { startFakeSmtp, type FakeSmtp } from "../support/fake-smtp.ts";
 import { providerEnv, startFakeUpstream, type FakeUpstream } from "../support/fake-upstream.ts";
-import { readJson } from "../support/http.ts";
 import { linkToken } from "../support/mail.ts";
 import { signInOperator } from "../support/operator.ts";
 import { PASSWORD, request, signUpUser, type Browser as SignedIn } from "../support/session.ts";
 import { startGateway, type TestGateway } from "../support/server.ts";
+import { customerWithUsage } from "./support/customer.ts";
 import { describeInBrowser, launchChromium, openTab, screenshot, type Tab } from "./support/browser.ts";
 
 setDefaultTimeout(30_000);
@@ -32,10 +30,7 @@ describeInBrowser("the account pages' forms, security, usage and verification, p
     upstream = startFakeUpstream();
     gateway = await startGateway("sqlite", { ...providerEnv(upstream), SMTP_URL: smtp.url });
     browser = await launchChromium();
-    customer = await signUpUser(gateway.url);
-    await verifyEmail(gateway.store, customer.email);
-    const { key } = await readJson(await customer.send("POST", "/keys/generate", { name: "Backend" }));
-    for (const model of ["gpt-4.1-nano", "gpt-4.1-nano", "gpt-5.5"]) expect((await postChat(gateway.url, key, hello(model))).status).toBe(200);
+    customer = await customerWithUsage(gateway);
   });
   afterAll(async () => {
     await browser?.close();

@@ -2,13 +2,12 @@
 // operator console's actions that ask first, in headless Chromium against the real server.
 import { afterAll, beforeAll, expect, setDefaultTimeout, test } from "bun:test";
 import type { Browser, Page } from "playwright-core";
-import { verifyEmail } from "../support/accounts.ts";
-import { hello, postChat } from "../support/chat.ts";
 import { providerEnv, startFakeUpstream, type FakeUpstream } from "../support/fake-upstream.ts";
 import { readJson } from "../support/http.ts";
 import { signInOperator } from "../support/operator.ts";
-import { signUpUser, type Browser as SignedIn } from "../support/session.ts";
+import type { Browser as SignedIn } from "../support/session.ts";
 import { startGateway, type TestGateway } from "../support/server.ts";
+import { customerWithUsage } from "./support/customer.ts";
 import { describeInBrowser, launchChromium, openTab, screenshot, type Tab } from "./support/browser.ts";
 
 setDefaultTimeout(30_000);
@@ -28,11 +27,7 @@ describeInBrowser("keys after a rotation, the overview, the phone's navigation a
     gateway = await startGateway("sqlite", providerEnv(upstream));
     browser = await launchChromium();
     operator = await signInOperator(gateway.url, gateway.store);
-    customer = await signUpUser(gateway.url);
-    await verifyEmail(gateway.store, customer.email);
-    // Two cheap requests and one dear one: the busiest model is not the one that spent most.
-    const { key } = await readJson(await customer.send("POST", "/keys/generate", { name: "Backend" }));
-    for (const model of ["gpt-4.1-nano", "gpt-4.1-nano", "gpt-5.5"]) expect((await postChat(gateway.url, key, hello(model))).status).toBe(200);
+    customer = await customerWithUsage(gateway);
   });
   afterAll(async () => {
     await browser?.close();
