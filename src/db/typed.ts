@@ -33,30 +33,30 @@ export function* records<T extends Table>(table: T, statement: Statement): Work<
  * nano-USD columns (named `…nanos…`, see the schema) as bigints, other integers as numbers.
  */
 export function record<T extends Table>(table: T, row: Row): T["$inferSelect"] {
-  const out: Record<string, unknown> = {};
-  for (const { field, name, read } of readers(table)) {
-    const value = row[name];
-    out[field] = value === null || value === undefined ? null : read(value);
-  }
-  return out as T["$inferSelect"];
+  return readerOf(table)(row) as T["$inferSelect"];
 }
 
-type Reader = { field: string; name: string; read(value: unknown): unknown };
-const byTable = new WeakMap<Table, Reader[]>();
-const asIs = (value: unknown) => value;
+type Reader = (row: Row) => Record<string, unknown>;
+const byTable = new WeakMap<Table, Reader>();
 
-/** How each column of `table` is read, worked out once per table (the chat path's key lookup reads a key's record). */
-function readers(table: Table): Reader[] {
-  let found = byTable.get(table);
-  if (!found) {
-    found = Object.entries(getTableColumns(table)).map(([field, column]) => ({
-      field,
-      name: column.name,
-      read: column.columnType !== "SQLiteInteger" ? asIs : column.name.includes("nanos") ? (v: unknown) => BigInt(v as bigint) : Number,
-    }));
-    byTable.set(table, found);
+/**
+ * How `table`'s rows are read, compiled once per table into one function that builds the
+ * record as an object literal: reading twenty columns by name in a loop, onto an object grown
+ * key by key, cost the chat path's key lookup ~5 µs. Field and column names come from the
+ * schema, never from input; they are quoted as JSON strings all the same.
+ */
+function readerOf(table: Table): Reader {
+  let reader = byTable.get(table);
+  if (!reader) {
+    const fields = Object.entries(getTableColumns(table)).map(([field, column]) => {
+      const value = `row[${JSON.stringify(column.name)}]`;
+      const read = column.columnType !== "SQLiteInteger" ? "v" : column.name.includes("nanos") ? "BigInt(v)" : "Number(v)";
+      return `${JSON.stringify(field)}: (v = ${value}) === null || v === undefined ? null : ${read}`;
+    });
+    reader = new Function("row", `let v; return {\n${fields.join(",\n")}\n};`) as Reader;
+    byTable.set(table, reader);
   }
-  return found;
+  return reader;
 }
 
 /** An epoch-milliseconds column as its UTC day: integer division, on both dialects (for reports by day). */
