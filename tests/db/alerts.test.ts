@@ -4,9 +4,11 @@ import type { Account } from "../../src/core/store.ts";
 import type { Store } from "../../src/core/ports.ts";
 import type { Database } from "../../src/db/database.ts";
 import { exec, first, int, rows } from "../../src/db/sql.ts";
+import { queueAccountMail } from "../../src/db/store/alerts.ts";
 import { startAlertSender } from "../../src/server/alerts/sender.ts";
 import type { Fields, Logger } from "../../src/server/log.ts";
-import { describeEachDialect } from "../support/databases.ts";
+import { MIGRATIONS } from "../../src/db/migrations.gen.ts";
+import { createTestDatabase, describeEachDialect, openTestDatabase } from "../support/databases.ts";
 import { useStore } from "../support/store.ts";
 import { waitFor } from "../support/wait.ts";
 
@@ -123,6 +125,19 @@ describeEachDialect("low-balance alerts in the store", (dialect) => {
       expect(retried.map((a) => [a.accountId, a.attempts])).toEqual([[failing.id, 2]]);
     });
 
+    test("an account e-mail's text is kept apart until sent, then deleted", async () => {
+      const account = await accountWith("11", null);
+      await db.transaction(queueAccountMail(account.id, account.email, { subject: "Reset your password", text: "https://x/reset?token=t0k3n" }, NOW));
+      const [claimed] = await store.claimDueAlerts({ now: NOW, claimUntil: NOW + 1_000, limit: 10, channel: "mail" });
+      expect(claimed).toMatchObject({ accountId: account.id, kind: "account", subject: "Reset your password", text: "https://x/reset?token=t0k3n" });
+      expect(await db.run(rows("SELECT body FROM alert_outbox WHERE id = ?", claimed!.id))).toEqual([{ body: null }]);
+      await store.markAlertSent(claimed!.id, NOW + 1);
+      expect(await db.run(rows("SELECT outbox_id FROM account_mail_texts WHERE outbox_id = ?", claimed!.id))).toEqual([]);
+      expect((await outbox(account))[0]).toMatchObject({ sent_at: BigInt(NOW + 1) });
+      // Postgres rewrites the table, SQLite truncates its WAL: either runs on its own, outside any transaction.
+      await store.eraseSentAccountMailTexts();
+    });
+
     test("instances claiming at the same moment never get the same alert", async () => {
       const accounts = await Promise.all(Array.from({ length: 12 }, () => accountWith("11", "10")));
       for (const account of accounts) await move(account, "-2", NOW);
@@ -133,6 +148,31 @@ describeEachDialect("low-balance alerts in the store", (dialect) => {
       expect(new Set(ids).size).toBe(ids.length);
       expect(ids).toHaveLength(12);
     });
+  });
+
+  test("the upgrade moves unsent account e-mails' texts out of the outbox and clears the sent ones'", async () => {
+    const testDb = await createTestDatabase(dialect);
+    const old = openTestDatabase(testDb.url);
+    try {
+      const upgrade = MIGRATIONS[dialect].findIndex((m) => m.tag === "0012_account_mail_texts");
+      for (const migration of MIGRATIONS[dialect].slice(0, upgrade)) for (const statement of migration.statements) await old.run(exec(statement));
+      const queue = (id: string, kind: string, body: string, sentAt: number | null) => old.run(exec(
+        `INSERT INTO alert_outbox (id, account_id, email, kind, balance_nanos, threshold_nanos, subject, body, created_at, next_attempt_at, sent_at)
+         VALUES (?, 'acct', 'a@example.com', ?, 0, 0, 'subject', ?, ?, ?, ?)`,
+        id, kind, body, NOW, NOW, sentAt,
+      ));
+      await queue("unsent", "account", "link 1", null);
+      await queue("sent", "account", "link 2", NOW);
+      await queue("event", "webhook", "{}", NOW);
+      for (const statement of MIGRATIONS[dialect][upgrade]!.statements) await old.run(exec(statement));
+      expect(await old.run(rows("SELECT outbox_id, body FROM account_mail_texts"))).toEqual([{ outbox_id: "unsent", body: "link 1" }]);
+      expect(await old.run(rows("SELECT id, body FROM alert_outbox ORDER BY id"))).toEqual([
+        { id: "event", body: "{}" }, { id: "sent", body: null }, { id: "unsent", body: null },
+      ]);
+    } finally {
+      await old.close();
+      await testDb.drop();
+    }
   });
 
   test("without SMTP the sender writes the alert to the log and marks it handled", async () => {

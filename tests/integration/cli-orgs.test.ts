@@ -58,7 +58,9 @@ describeEachDialect("the orgs CLI", (dialect) => {
     // No server runs here: the invitation waits in the outbox, link and all.
     const db = openTestDatabase(testDb.url);
     try {
-      const [mail] = await db.run(rows("SELECT body FROM alert_outbox WHERE email = ? AND kind = 'account'", other));
+      const [mail] = await db.run(rows(
+        "SELECT t.body FROM alert_outbox o JOIN account_mail_texts t ON t.outbox_id = o.id WHERE o.email = ? AND o.kind = 'account'", other,
+      ));
       const token = /invitations\/accept\?token=([A-Za-z0-9_-]{43})/.exec(String(mail?.body))?.[1] as string;
       const store = createStore(db);
       const person = (await store.findAccountByEmail(other))!;

@@ -52,8 +52,10 @@ export interface AlertStore {
    * `claimUntil`, atomically: of several instances claiming at once, each alert goes to one.
    */
   claimDueAlerts(input: { now: number; claimUntil: number; limit: number; channel: OutboxChannel }): Promise<PendingAlert[]>;
-  /** Marks it sent and clears an account e-mail's text, which carries a live link; `answer` is a webhook receiver's. */
+  /** Marks it sent and deletes an account e-mail's text, which carries a live link; `answer` is a webhook receiver's. */
   markAlertSent(id: string, now: number, answer?: string): Promise<void>;
+  /** Wipes the texts of sent account e-mails from the database's files, where deleted rows linger. */
+  eraseSentAccountMailTexts(): Promise<void>;
   /** Records the failure (a webhook receiver's answer, or why there was none) and when to try again. */
   markAlertFailed(id: string, error: string, retryAt: number): Promise<void>;
 }
@@ -137,17 +139,29 @@ const claim = (deps: Pick<AlertSenderDeps, "store" | "now">, channel: OutboxChan
 /**
  * One round of the outbox's e-mails: claims the due ones and sends each, one after another in
  * the order queued. A sent one is marked sent; a failed one is kept with its error and tried
- * again later, so nothing is lost.
+ * again later, so nothing is lost. After a round that sent account e-mails, their deleted texts
+ * are wiped from the disk; should that fail, the e-mails are sent all the same and the error is
+ * answered (`eraseFailed`): the next round that sends one wipes them.
  */
-export async function sendDueAlerts(deps: AlertSenderDeps): Promise<{ sent: number; failed: Failure[] }> {
+export async function sendDueAlerts(deps: AlertSenderDeps): Promise<{ sent: number; failed: Failure[]; eraseFailed?: string }> {
   const failed: Failure[] = [];
   let sent = 0;
+  let accountMailsSent = false;
   for (const alert of await claim(deps, "mail")) {
     const failure = await attempt(deps, alert, async () => void (await deps.mailer.send(outboxMessage(alert, deps.dashboardUrl))));
     if (failure) failed.push(failure);
-    else sent++;
+    else {
+      sent++;
+      accountMailsSent ||= alert.kind === "account";
+    }
   }
-  return { sent, failed };
+  if (!accountMailsSent) return { sent, failed };
+  try {
+    await deps.store.eraseSentAccountMailTexts();
+    return { sent, failed };
+  } catch (cause) {
+    return { sent, failed, eraseFailed: cause instanceof Error ? cause.message : String(cause) };
+  }
 }
 
 /**

@@ -217,9 +217,8 @@ export const checkoutSessions = sqliteTable("checkout_sessions", {
 export const webhookEvents = sqliteTable("webhook_events", { id: text("id").primaryKey(), type: text("type").notNull(), processedAt: bigint("processed_at").notNull() });
 
 // Every e-mail the gateway sends: low-balance alerts (kind `low_balance`, written from the
-// balance and threshold when sent) and account mails (kind `account`: verification, reset),
-// whose text is kept until sent and then cleared, since it carries a live link; their balance
-// and threshold columns hold 0, so that the migration only adds columns.
+// balance and threshold when sent) and account mails (kind `account`: verification, reset;
+// balance and threshold 0, text in account_mail_texts), and webhook events (kind `webhook`).
 export const alertOutbox = sqliteTable("alert_outbox", {
   id: text("id").primaryKey(),
   accountId: text("account_id").notNull(),
@@ -234,8 +233,7 @@ export const alertOutbox = sqliteTable("alert_outbox", {
   nextAttemptAt: bigint("next_attempt_at").notNull(),
   sentAt: bigint("sent_at"),
   lastError: text("last_error"),
-  // Webhook events (kind `webhook`, `subject` the event type, `body` the signed JSON, kept as the
-  // record): the receiver's last answer, as the dashboard's recent deliveries show it.
+  // Webhook events: `subject` the type, `body` the signed JSON (kept), `answer` the receiver's last.
   answer: text("answer"),
 }, (t) => [
   index("alert_outbox_pending_idx").on(t.sentAt, t.nextAttemptAt),
@@ -243,8 +241,11 @@ export const alertOutbox = sqliteTable("alert_outbox", {
   index("alert_outbox_account_idx").on(t.accountId, t.createdAt),
 ]);
 
-// An account's webhook endpoint (one at most) and the secret its events are signed with. The
-// secret is kept as is: signing needs it, as Stripe's does.
+// An unsent account e-mail's text, which carries a live link: deleted once sent. A table of its
+// own, tiny and off the chat path, that Postgres can rewrite to drop the deleted texts' pages.
+export const accountMailTexts = sqliteTable("account_mail_texts", { outboxId: text("outbox_id").primaryKey(), body: text("body").notNull() });
+
+// An account's webhook endpoint (one at most) and its events' signing secret, kept as is (signing needs it).
 export const webhookEndpoints = sqliteTable("webhook_endpoints", {
   accountId: text("account_id").primaryKey(),
   url: text("url").notNull(),
@@ -289,8 +290,7 @@ export const responseItems = sqliteTable("response_items", {
   // The item's own id (`msg_…`, `fc_…`), which `item_reference` names; not unique, since a
   // client may send an earlier output item back as input.
   itemId: text("item_id").notNull(),
-  // `input` or `output`.
-  kind: text("kind").notNull(),
+  kind: text("kind").notNull(), // `input` or `output`
   body: text("body").notNull(),
 }, (t) => [
   primaryKey({ columns: [t.responseId, t.position] }),

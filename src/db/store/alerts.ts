@@ -59,7 +59,8 @@ function* claimDueAlerts(dialect: Dialect, input: Parameters<AlertStore["claimDu
      WHERE id IN (SELECT id FROM alert_outbox WHERE sent_at IS NULL AND next_attempt_at <= ? AND ${channel}
                   ORDER BY next_attempt_at LIMIT ?${dialect === "postgres" ? " FOR UPDATE SKIP LOCKED" : ""})
        AND sent_at IS NULL AND next_attempt_at <= ?
-     RETURNING id, account_id, email, kind, balance_nanos, threshold_nanos, subject, body, created_at, attempts`,
+     RETURNING id, account_id, email, kind, balance_nanos, threshold_nanos, subject, created_at, attempts,
+       CASE WHEN kind = 'account' THEN (SELECT t.body FROM account_mail_texts t WHERE t.outbox_id = alert_outbox.id) ELSE body END AS body`,
     input.claimUntil, input.now, input.limit, input.now,
   );
   const alerts = claimed.map(toPendingAlert).sort((a, b) => a.createdAt - b.createdAt);
@@ -82,18 +83,15 @@ function* orgRecipient(orgId: string): Work<string> {
 
 export const alertStore = (db: Database): AlertStore => ({
   claimDueAlerts: (input) => db.transaction(claimDueAlerts(db.dialect, input)),
-  markAlertSent: async (id, now, answer) => {
-    // The subject stays as the record; an account e-mail's text goes, since it carries a live
-    // link. A webhook event's body stays: it is the record of what was sent.
-    const [sent] = await db.run(rows(
-      `UPDATE alert_outbox SET sent_at = ?, last_error = NULL, answer = ?, body = CASE WHEN kind = 'webhook' THEN body END
-       WHERE id = ? RETURNING kind`,
-      now, answer ?? null, id,
-    ));
-    // SQLite zeroes the cleared text in its page (secure_delete), but the WAL still holds the
-    // page as it was until a checkpoint resets it: one that truncates it leaves the link nowhere
-    // on disk. Account e-mails are rare (sign-ups, resets), so this costs the chat path nothing.
-    if (sent?.kind === "account" && db.dialect === "sqlite") await db.run(exec("PRAGMA wal_checkpoint(TRUNCATE)"));
+  markAlertSent: (id, now, answer) => db.transaction(markAlertSent(id, now, answer ?? null)),
+  eraseSentAccountMailTexts: async () => {
+    // SQLite zeroed the deleted text in its page (secure_delete), but the WAL still holds the page
+    // as it was until a checkpoint resets it: one that truncates it leaves the link nowhere on disk.
+    // Postgres leaves a deleted row in its page, even after VACUUM: VACUUM FULL copies the table's
+    // live rows (unsent mails: a few at most) into a new file and drops the old one. It cannot run
+    // in a transaction, so it is a statement of its own (as it must be through PgBouncer); its lock
+    // only delays queueing another account e-mail, and account e-mails are rare (sign-ups, resets).
+    await db.run(exec(db.dialect === "sqlite" ? "PRAGMA wal_checkpoint(TRUNCATE)" : "VACUUM FULL account_mail_texts"));
   },
   markAlertFailed: async (id, error, retryAt) => {
     await db.run(exec(
@@ -103,11 +101,26 @@ export const alertStore = (db: Database): AlertStore => ({
   },
 });
 
-/** Queues an account e-mail (verification, reset) in the outbox, to the account's address, in the caller's transaction. */
+/**
+ * Marks a message sent. The subject stays as the record, and so does a webhook event's body; an
+ * account e-mail's text is deleted, since it carries a live link (eraseSentAccountMailTexts then
+ * wipes it from the disk).
+ */
+function* markAlertSent(id: string, now: number, answer: string | null): Work<void> {
+  const sent = yield* first("UPDATE alert_outbox SET sent_at = ?, last_error = NULL, answer = ? WHERE id = ? RETURNING kind", now, answer, id);
+  if (sent?.kind === "account") yield* exec("DELETE FROM account_mail_texts WHERE outbox_id = ?", id);
+}
+
+/**
+ * Queues an account e-mail (verification, reset, invitation) to `email`, in the caller's
+ * transaction: the outbox row, and its text, with its live link, in a table of its own.
+ */
 export function* queueAccountMail(accountId: string, email: string, mail: { subject: string; text: string }, now: number): Work<void> {
+  const id = Bun.randomUUIDv7();
   yield* exec(
-    `INSERT INTO alert_outbox (id, account_id, email, kind, balance_nanos, threshold_nanos, subject, body, created_at, next_attempt_at)
-     VALUES (?, ?, ?, 'account', 0, 0, ?, ?, ?, ?)`,
-    Bun.randomUUIDv7(), accountId, email, mail.subject, mail.text, now, now,
+    `INSERT INTO alert_outbox (id, account_id, email, kind, balance_nanos, threshold_nanos, subject, created_at, next_attempt_at)
+     VALUES (?, ?, ?, 'account', 0, 0, ?, ?, ?)`,
+    id, accountId, email, mail.subject, now, now,
   );
+  yield* exec("INSERT INTO account_mail_texts (outbox_id, body) VALUES (?, ?)", id, mail.text);
 }

@@ -29,8 +29,9 @@ export function startAlertSender({ config, store, log, now, resolveHost }: Alert
   });
   const retryBaseMs = config.alertIntervalMs;
   const mails = async () => {
-    const { sent, failed } = await sendDueAlerts({ store, mailer, dashboardUrl: config.dashboardUrl, retryBaseMs, now });
+    const { sent, failed, eraseFailed } = await sendDueAlerts({ store, mailer, dashboardUrl: config.dashboardUrl, retryBaseMs, now });
     if (sent > 0) log.info("outbox e-mails sent", { sent });
+    if (eraseFailed) log.warn("sent account e-mails' texts not wiped from the database files; the next one sent retries", { error: eraseFailed });
     for (const { alert, error } of failed) log.warn("outbox e-mail not sent; will retry", { alertId: alert.id, kind: alert.kind, attempts: alert.attempts, error });
   };
   // Webhook deliveries are started by a round and end on their own: the round does not wait.

@@ -85,6 +85,7 @@ describe("sendDueAlerts", () => {
       markAlertFailed: async (id, error, retryAt) => {
         events.push(`failed ${id}: ${error}, retry at ${retryAt}`);
       },
+      eraseSentAccountMailTexts: async () => void events.push("erase"),
     };
     const delivered: AlertMessage[] = [];
     const mailer = {
@@ -103,6 +104,32 @@ describe("sendDueAlerts", () => {
       "failed bad: 451 try later, retry at 1420",
     ]);
   });
+
+  const accountMail = (id: string): PendingAlert => ({ ...alert(id, 1), kind: "account", subject: "Reset", text: `link ${id}` });
+  const accountMailStore = (events: string[], erase: () => Promise<void>): AlertStore => ({
+    claimDueAlerts: async () => [accountMail("one"), alert("low", 1), accountMail("two")],
+    markAlertSent: async (id) => void events.push(`sent ${id}`),
+    markAlertFailed: async (id) => void events.push(`failed ${id}`),
+    eraseSentAccountMailTexts: async () => (events.push("erase"), erase()),
+  });
+  const mailer = { send: async () => {} };
+
+  test("wipes sent account e-mails' texts once, after the round's last one was marked sent", async () => {
+    const events: string[] = [];
+    const store = accountMailStore(events, async () => {});
+    expect(await sendDueAlerts({ store, mailer, dashboardUrl: "https://x", retryBaseMs: 100, now: () => 0 })).toEqual({ sent: 3, failed: [] });
+    expect(events).toEqual(["sent one", "sent low", "sent two", "erase"]);
+  });
+
+  test("answers a failed wipe without failing the round: the e-mails are sent and marked", async () => {
+    const events: string[] = [];
+    const store = accountMailStore(events, async () => {
+      throw new Error("canceling statement due to lock timeout");
+    });
+    const result = await sendDueAlerts({ store, mailer, dashboardUrl: "https://x", retryBaseMs: 100, now: () => 0 });
+    expect(result).toEqual({ sent: 3, failed: [], eraseFailed: "canceling statement due to lock timeout" });
+    expect(events).toEqual(["sent one", "sent low", "sent two", "erase"]);
+  });
 });
 
 describe("startDueWebhooks", () => {
@@ -117,6 +144,7 @@ describe("startDueWebhooks", () => {
       claimDueAlerts: async (input) => (channels.push(input.channel), [event("hangs"), event("answers")]),
       markAlertSent: async (id, _now, answer) => void marked.push(`${id} ${answer}`),
       markAlertFailed: async (id, error) => void marked.push(`${id} failed: ${error}`),
+      eraseSentAccountMailTexts: async () => void marked.push("erase"),
     };
     const hanging = Promise.withResolvers<string>();
     const deliver = (e: PendingAlert) => (e.id === "hangs" ? hanging.promise : Promise.resolve("200"));
