@@ -10,13 +10,18 @@ GENERATED := src/db/schema/pg.gen.ts src/db/migrations.gen.ts
 run: install
 	$(BUN) src/main.ts serve
 
-# With Postgres (TEST_DATABASE_URL) and PgBouncer at hand, the scale tests run a second time
-# through PgBouncer in transaction-pooling mode, as managed Postgres offers are deployed.
+# With Postgres (TEST_DATABASE_URL) and PgBouncer at hand, part of the Postgres suite runs a
+# second time through PgBouncer in transaction-pooling mode, as managed Postgres offers are
+# deployed: every store statement (tests/db), the scale tests, and the Postgres variants of the
+# HTTP tests of the request path, keys, accounts, organizations, payments and e-mails.
+POOLED_HTTP_TESTS := $(addprefix tests/integration/,chat. keys. messages. responses. orgs stream-disconnect \
+  secrets-on-disk accounts. free-credits checkout webhook alert usage-export admin.accounts body-cut-short)
 test: install build
 	$(BUN) test --timeout 30000
 	@if [ -n "$$TEST_DATABASE_URL" ] && { command -v pgbouncer >/dev/null 2>&1 || [ -x /usr/sbin/pgbouncer ]; }; then \
-	  echo "tests/scale again, through PgBouncer (transaction pooling):"; \
-	  TEST_DATABASE_POOLER=pgbouncer $(BUN) test --timeout 60000 tests/scale; \
+	  echo "tests/db, tests/scale and the request path's HTTP tests on Postgres again, through PgBouncer (transaction pooling):"; \
+	  TEST_DATABASE_POOLER=pgbouncer $(BUN) test --timeout 60000 tests/db tests/scale && \
+	  TEST_DATABASE_POOLER=pgbouncer $(BUN) test --timeout 60000 -t '\[postgres\]' $(POOLED_HTTP_TESTS); \
 	fi
 
 build: dist/gateway
