@@ -12,7 +12,7 @@ import { choicesFor, upstreamBody, type UpstreamRequest } from "./families.ts";
 import { malformedAnswer } from "./failures.ts";
 import type { ReservationObserver } from "./ports.ts";
 import { priceRequest, type Priced } from "./price.ts";
-import type { ChatProvider } from "./provider.ts";
+import type { ChatProvider, ProviderCall } from "./provider.ts";
 import type { Relay } from "./relay.ts";
 import type { ChatRequest } from "./request.ts";
 import { completionResponse, readCompletion } from "./response.ts";
@@ -41,6 +41,8 @@ export interface ChatCall {
   observer: ChatObserver;
   /** Aborted when the client leaves: a request not yet forwarded is not forwarded. */
   signal: AbortSignal;
+  /** The controller behind `signal`, which the provider's adapter may abort as well (`ProviderCall.controller`). */
+  controller?: AbortController;
   /** A stream whose client leaves is read to its end and charged (STREAM_DISCONNECT_POLICY=charge). */
   chargeWhenGone: boolean;
   /** The key, already found and authenticated by a door that needed its account before admission. */
@@ -124,7 +126,9 @@ export async function admitChat(ports: ChatPorts, call: ChatCall): Promise<Admit
   return { call, model, priced, upstream: upstreamBody(call.request, model, priced.ceiling), billing };
 }
 
-const providerCall = (admitted: Admitted) => ({ model: admitted.model, body: admitted.upstream.body, signal: admitted.call.signal });
+const providerCall = (admitted: Admitted): ProviderCall => ({
+  model: admitted.model, body: admitted.upstream.body, signal: admitted.call.signal, controller: admitted.call.controller,
+});
 
 /** A failed forward releases the reservation, saying why in the usage log, and fails the request. */
 async function failed(admitted: Admitted, error: unknown): Promise<never> {

@@ -9,6 +9,11 @@ export interface ProviderCall {
   body: Record<string, unknown>;
   /** Aborted when the client leaves (or the request is otherwise given up). */
   signal: AbortSignal;
+  /**
+   * The controller behind `signal`, when the caller lets the adapter abort it too (its
+   * timeout, an answer given up): the adapter then makes no controller of its own.
+   */
+  controller?: AbortController;
   /** The provider's API to call: chat completions unless said (the Responses API or an Anthropic API, where it has one). */
   endpoint?: "/chat/completions" | "/responses" | "/messages";
 }

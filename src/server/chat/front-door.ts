@@ -150,6 +150,8 @@ export async function pipelineRequest(
     startedAt,
     observer: record,
     signal: upstream.signal,
+    // The exchange's timeout aborts this same controller: one per request, not two.
+    controller: upstream,
     chargeWhenGone: config.streamDisconnectPolicy === "charge",
     clientIp,
   };

@@ -80,15 +80,24 @@ const isTimeout = (signal: AbortSignal) => (signal.reason as Error | undefined)?
  * moves to the gaps between its reads. The client's signal aborts it too.
  */
 class Exchange {
-  private readonly controller = new AbortController();
+  private readonly controller: AbortController;
   private timer: Timer;
+  /** Set while this exchange follows the client's signal with a controller of its own. */
+  private readonly client: AbortSignal | null;
 
   private readonly onClientGone = () => this.controller.abort();
 
-  constructor(private readonly client: AbortSignal, private readonly timeoutMs: number) {
+  /**
+   * With the call's own controller (`ProviderCall.controller`) the exchange aborts that one:
+   * the client's leaving already does, and a second controller with a listener on the first
+   * cost ~9 µs of a request.
+   */
+  constructor(call: Pick<ProviderCall, "signal" | "controller">, private readonly timeoutMs: number) {
+    this.controller = call.controller ?? new AbortController();
+    this.client = call.controller ? null : call.signal;
     this.timer = setTimeout(() => this.controller.abort(new DOMException("timed out", "TimeoutError")), timeoutMs);
-    if (client.aborted) this.onClientGone();
-    else client.addEventListener("abort", this.onClientGone, { once: true });
+    if (this.client?.aborted) this.onClientGone();
+    else this.client?.addEventListener("abort", this.onClientGone, { once: true });
   }
 
   get signal(): AbortSignal {
@@ -112,7 +121,7 @@ class Exchange {
    */
   end(read: boolean): void {
     clearTimeout(this.timer);
-    this.client.removeEventListener("abort", this.onClientGone);
+    this.client?.removeEventListener("abort", this.onClientGone);
     if (!read) this.controller.abort();
   }
 }
@@ -165,7 +174,7 @@ export function openAiCompatible(providers: Record<Provider, ProviderConfig>, op
 
   return {
     async complete(call) {
-      const exchange = new Exchange(call.signal, timeoutMs);
+      const exchange = new Exchange(call, timeoutMs);
       let read = false;
       try {
         const answered = await readUpstreamJson(await answer(call, exchange));
@@ -179,7 +188,7 @@ export function openAiCompatible(providers: Record<Provider, ProviderConfig>, op
       }
     },
     async stream(call) {
-      const exchange = new Exchange(call.signal, timeoutMs);
+      const exchange = new Exchange(call, timeoutMs);
       try {
         const response = await answer(call, exchange);
         exchange.refresh();
