@@ -11,6 +11,9 @@
 // runs wrk against the baseline and the gateway twice each and prints req/s, p50 and CPU per
 // request (and, for streams, the median time to first byte of direct, baseline and gateway).
 // The gateway's pid is printed first, for `perf record -p` or `strace -c -p` during the load.
+// GATEWAY_TREE=<another checkout, built> runs that checkout's gateway (its binary, or its
+// src/main.ts under GATEWAY_BUN_FLAGS) and makes its accounts with its CLI, under this harness:
+// two revisions' profiles taken by the same load.
 import { cpus } from "node:os";
 import { cpuMicros, pinUser, startServer, timeToFirstByte, wrk } from "./processes.ts";
 import { BINARY, chatBody, freshDatabase, pathOf, prepareAccounts, turnTwoBodies, type Dialect, type Mode } from "./setup.ts";
@@ -18,12 +21,13 @@ import { slowStreams } from "./slow-streams.ts";
 
 const [dialect = "sqlite", mode = "json", connectionsArg = "64", secondsArg = "3"] = process.argv.slice(2) as [Dialect?, (Mode | "slow" | "slow-floor" | "slow-baseline" | "slow-ledger")?, string?, string?];
 const bunFlags = process.env.GATEWAY_BUN_FLAGS;
-const gatewayCmd =
-  bunFlags === undefined ? [BINARY] : [process.execPath, ...bunFlags.split(" ").filter(Boolean), new URL("../src/main.ts", import.meta.url).pathname];
+const tree = process.env.GATEWAY_TREE ?? new URL("..", import.meta.url).pathname;
+const binary = process.env.GATEWAY_TREE ? `${tree}/dist/gateway` : BINARY;
+const gatewayCmd = bunFlags === undefined ? [binary] : [process.execPath, ...bunFlags.split(" ").filter(Boolean), `${tree}/src/main.ts`];
 if (mode === "slow" || mode === "slow-floor" || mode === "slow-baseline" || mode === "slow-ledger") {
   const database = await freshDatabase(dialect, "gw_bench_cell");
   const env = { DATABASE_URL: database.url, OPENAI_API_KEY: "bench", SWEEP_INTERVAL_MS: "30000" };
-  const { keysFile } = await prepareAccounts(env, 100);
+  const { keysFile } = await prepareAccounts(env, 100, binary);
   const standIn = { "slow-floor": "./chunk-relay.ts", "slow-baseline": "./baseline-proxy.ts", "slow-ledger": "./ledger-relay.ts" }[mode as string];
   const command = standIn ? [process.execPath, new URL(standIn, import.meta.url).pathname] : gatewayCmd;
   const result = await slowStreams(env, keysFile, 100, { server: 1, load: 0 }, command);
@@ -43,7 +47,7 @@ const env = {
   DATABASE_URL: database.url, OPENAI_BASE_URL: `${upstream.url}/v1`, OPENAI_API_KEY: "bench", SWEEP_INTERVAL_MS: "30000",
   META_BASE_URL: `${upstream.url}/v1`, META_API_KEY: "bench",
 };
-const { keys, keysFile } = await prepareAccounts(env, 100);
+const { keys, keysFile } = await prepareAccounts(env, 100, binary);
 // As `make bench` does: Postgres on the load generator's core, so that the gateway's is its own.
 const postgresPinned = dialect === "postgres" && pinUser("postgres", "0");
 const gateway = await startServer([...gatewayCmd, "serve", "--port", "0"], env, 1);

@@ -36,7 +36,12 @@ const RESULTS = new URL("./RESULTS.md", import.meta.url).pathname;
 const SERVER_CORE = cpus().length > 1 ? 1 : 0;
 const LOAD_CORE = 0;
 
-type Target = "direct" | "baseline" | "gateway";
+// floor = bench/ledger-relay.ts: a relay with the gateway's durable store calls and nothing else
+// (key, reservation, settlement and their commits), measured beside the gateway in FLOOR_CELLS.
+type Target = "direct" | "baseline" | "gateway" | "floor";
+const FLOOR_CELLS = new Set(["json|64", "stream|64"]);
+const targetsOf = (mode: Mode, connections: number): Target[] =>
+  FLOOR_CELLS.has(`${mode}|${connections}`) ? ["direct", "baseline", "gateway", "floor"] : ["direct", "baseline", "gateway"];
 
 const log = (line: string) => process.stderr.write(`${line}\n`);
 
@@ -148,11 +153,13 @@ async function main(): Promise<void> {
       // Postgres gets the load generator's core, so that the gateway's core is its own.
       if (dialect === "postgres") postgresPinned = pinUser("postgres", String(LOAD_CORE));
       const gateway = await startServer([BINARY, "serve", "--port", "0"], env, SERVER_CORE);
+      const floor = await startServer([process.execPath, new URL("./ledger-relay.ts", import.meta.url).pathname], env, SERVER_CORE);
       let turnTwo: string | undefined;
       const targets: Record<Target, { server: Server; url: string }> = {
         direct: { server: upstream, url: `${upstream.url}/v1/chat/completions` },
         baseline: { server: baseline, url: `${baseline.url}/v1/chat/completions` },
         gateway: { server: gateway, url: `${gateway.url}/v1/chat/completions` },
+        floor: { server: floor, url: `${floor.url}/v1/chat/completions` },
       };
       const samples = new Map<string, Sample[]>();
       const ttfb = new Map<Target, number[]>();
@@ -161,7 +168,7 @@ async function main(): Promise<void> {
         for (const t of Object.values(targets)) await wrk(t.url, 4, 1, LOAD_CORE, { BENCH_KEYS: keysFile, BENCH_BODY: chatBody("json"), BENCH_PATH: "/v1/chat/completions" });
         for (let run = 1; run <= RUNS; run++) {
           for (const { mode, connections } of CELLS) {
-            for (const target of ["direct", "baseline", "gateway"] as Target[]) {
+            for (const target of targetsOf(mode, connections)) {
               const sample = await measure(targets[target].server, targets[target].url, mode, connections, keysFile, SECONDS, LOAD_CORE);
               const key = `${mode}|${connections}|${target}`;
               samples.set(key, [...(samples.get(key) ?? []), sample]);
@@ -180,6 +187,7 @@ async function main(): Promise<void> {
         }
       } finally {
         await gateway.stop();
+        await floor.stop();
       }
       const ledger = await checkLedger(database.url, emails);
       checks.push(`- ${dialect} ledger after the load: ${ledger.ok ? "exact" : "MISMATCH"} (${ledger.detail})`);
@@ -204,7 +212,7 @@ async function main(): Promise<void> {
 
       for (const { mode, connections } of CELLS) {
         const med = (target: Target, field: keyof Sample) => median((samples.get(`${mode}|${connections}|${target}`) ?? []).map((s) => s[field]));
-        for (const target of ["direct", "baseline", "gateway"] as Target[]) {
+        for (const target of targetsOf(mode, connections)) {
           const failures = (samples.get(`${mode}|${connections}|${target}`) ?? []).reduce((n, s) => n + s.failures, 0);
           rows.push(`| ${dialect} | ${mode} | ${connections} | ${target} | ${fmt(med(target, "rps"))} | ${fmt(med(target, "p50"), 3)} | ${fmt(med(target, "p90"), 3)} | ${fmt(med(target, "p99"), 3)} | ${fmt(med(target, "cpuPerRequestUs"), 1)} | ${failures} |`);
         }
@@ -215,6 +223,7 @@ async function main(): Promise<void> {
           cpuRatio: ratio("cpuPerRequestUs"),
           gatewayCpu: med("gateway", "cpuPerRequestUs"),
           baselineCpu: med("baseline", "cpuPerRequestUs"),
+          floorCpu: med("floor", "cpuPerRequestUs"),
           addedP50: med("gateway", "p50") - med("direct", "p50"),
         };
       }
@@ -248,7 +257,7 @@ async function main(): Promise<void> {
     `- Machine: ${cpus().length} × ${cpus()[0]?.model ?? "unknown CPU"}, ${Math.round(totalmem() / 2 ** 30)} GiB; server under test pinned to core ${SERVER_CORE}, wrk, the fake upstream and (for its runs) PostgreSQL to core ${LOAD_CORE}`,
     `- Versions: bun ${Bun.version}, ${version(["wrk", "--version"]) ?? "wrk"}, gateway ${BINARY}`,
     `- Settings: ${RUNS} interleaved runs of ${SECONDS} s per cell (medians shown), ${ACCOUNTS} accounts rotated by wrk so none exceeds 3 requests in flight; request: gpt-4.1-nano, max_tokens 32; upstream: fixed completion / 20-chunk SSE with usage`,
-    "- direct = wrk → fake upstream; baseline = wrk → minimal Bun fetch proxy → upstream; gateway = wrk → `gateway serve` → upstream. CPU is the server process's user+system time from /proc divided by requests served.",
+    "- direct = wrk → fake upstream; baseline = wrk → minimal Bun fetch proxy → upstream; gateway = wrk → `gateway serve` → upstream; floor (c=64 chat cells) = wrk → bench/ledger-relay.ts (a relay with the gateway's durable store calls: key, reservation, settlement, their commits; nothing else) → upstream. CPU is the server process's user+system time from /proc divided by requests served.",
     "",
     "## Targets",
     "",

@@ -23,8 +23,15 @@ export function targetLines(
   slow: (SlowResult & { ledger: { ok: boolean; detail: string }; relays: SlowRelays }) | null,
 ): string[] {
   const s = (key: string) => summary[key] ?? {};
+  // With the floor program measured in the cell: what the gateway costs as a multiple of it.
+  const floor = (key: string) => {
+    const { gatewayCpu, floorCpu } = s(key);
+    return floorCpu !== undefined && Number.isFinite(floorCpu)
+      ? `; its floor program (bench/ledger-relay.ts) ${fmt(floorCpu, 1)} µs, so the gateway costs ${fmt((gatewayCpu ?? Number.NaN) / floorCpu, 2)}× its floor`
+      : "";
+  };
   const cpu = (key: string, limit: number, what: string) =>
-    `- ${what}: CPU per request ${fmt(s(key).gatewayCpu, 1)} µs against the relay's ${fmt(s(key).baselineCpu, 1)} µs = ${fmt(s(key).cpuRatio, 2)}× (target ≤ ${limit}×) — ${verdict(atMost(s(key).cpuRatio, limit))}`;
+    `- ${what}: CPU per request ${fmt(s(key).gatewayCpu, 1)} µs against the relay's ${fmt(s(key).baselineCpu, 1)} µs = ${fmt(s(key).cpuRatio, 2)}× (target ≤ ${limit}×) — ${verdict(atMost(s(key).cpuRatio, limit))}${floor(key)}`;
   const added = (key: string, limitMs: number, what: string) =>
     `- ${what}: added p50 over direct at c=1 ${fmt(s(key).addedP50, 3)} ms (target ≤ ${limitMs} ms) — ${verdict(atMost(s(key).addedP50, limitMs))}`;
   const [gatewayChunk, relayChunk] = [perChunk(summary, "sqlite", "gatewayCpu"), perChunk(summary, "sqlite", "baselineCpu")];
