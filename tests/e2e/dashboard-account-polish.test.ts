@@ -127,6 +127,8 @@ describeInBrowser("the account pages' forms, security, usage and verification, p
     const secret = (await page.locator("code.secret-value").textContent())!;
     await code.fill(totpCode(secret, Date.now()));
     await page.getByRole("button", { name: "Turn on two-factor sign-in" }).click();
+    // allTextContents does not wait: the codes appear once the server has answered.
+    await page.locator(".recovery-codes code").first().waitFor();
     const codes = await page.locator(".recovery-codes code").allTextContents();
     expect(codes.length).toBeGreaterThan(0);
     await page.getByRole("button", { name: "Copy codes" }).click();
