@@ -52,7 +52,7 @@ export function field(spec: FieldSpec): Field {
 }
 
 /** The message under a control, tied to it for screen readers, and how to show or clear it. */
-function errorSlot(id: string, control: HTMLElement): { element: HTMLElement; show(message: string | null): void } {
+export function errorSlot(id: string, control: HTMLElement): { element: HTMLElement; show(message: string | null): void } {
   const element = h("p", { class: "field-error", id: `${id}-error`, hidden: true });
   return {
     element,

@@ -1,5 +1,6 @@
 import { call } from "../api.ts";
 import { h, uniqueId } from "../dom.ts";
+import { errorSlot } from "../fields.ts";
 import { actingFor, basePath, manages, pageUrl } from "../env.ts";
 import type { KeyList, MemberView } from "../wire.ts";
 import { ORG_PARAM } from "../../page-table.ts";
@@ -33,17 +34,12 @@ interface Control {
 
 /** A labelled control with a message slot tied to it for screen readers. */
 function labelled(name: FilterName, input: HTMLInputElement | HTMLSelectElement): Control {
-  const error = h("p", { class: "field-error", id: `${input.id}-error`, hidden: true });
-  input.setAttribute("aria-describedby", error.id);
+  const error = errorSlot(input.id, input);
+  input.setAttribute("aria-describedby", error.element.id);
   return {
-    element: h("div", { class: "field" }, h("label", { for: input.id }, LABELS[name]), input, error),
+    element: h("div", { class: "field" }, h("label", { for: input.id }, LABELS[name]), input, error.element),
     input,
-    showError(message) {
-      error.textContent = message ?? "";
-      error.hidden = message === null;
-      if (message === null) input.removeAttribute("aria-invalid");
-      else input.setAttribute("aria-invalid", "true");
-    },
+    showError: error.show,
   };
 }
 
