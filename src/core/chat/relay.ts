@@ -5,7 +5,7 @@ import type { BillingSession } from "./billing.ts";
 import { ProviderTimeout, unreachable } from "./failures.ts";
 import type { ChatLog, ReservationObserver } from "./ports.ts";
 import type { StreamRead } from "./provider.ts";
-import { relayedAsIs, relayedReadAsIs } from "./relayed-as-is.ts";
+import { leadingEvent, relayedAsIs, relayedReadAsIs } from "./relayed-as-is.ts";
 import { finalChunk, readChunk, usageChunk } from "./response.ts";
 import type { Nanos } from "../money.ts";
 import type { Usage } from "./usage.ts";
@@ -69,6 +69,95 @@ function sendFinal(sink: StreamSink, final: Record<string, unknown>, usage: Usag
 }
 
 /**
+ * What a stream has relayed so far, and the events of the read under way: each event's chunk
+ * reshaped for the client, passed on, or held back (the final chunk, waiting for its usage).
+ */
+class Relaying {
+  final: Record<string, unknown> | null = null;
+  usage: Usage | null = null;
+  /** `[DONE]` came. */
+  finished = false;
+  /** The first chunk has gone out: the rest may be passed on as they came. */
+  firstSent = false;
+  // What a read sends on, together: encoded events, or (to a door) parsed chunks.
+  private relayed = "";
+  private parsedChunks: Record<string, unknown>[] = [];
+  // A door's own events are written from parsed chunks: nothing goes out as it came.
+  readonly rewriting: Required<Pick<StreamSink, "chunks">> | null;
+
+  constructor(private readonly sink: StreamSink, private readonly model: Model) {
+    this.rewriting = sink.chunks ? (sink as Required<Pick<StreamSink, "chunks">>) : null;
+  }
+
+  /**
+   * Takes one event's data. True when it was the first chunk, which has been sent on its own
+   * (a provider's first read often holds several events): the caller flushes it before the rest.
+   */
+  take(data: string): boolean {
+    if (data === "[DONE]") {
+      this.finished = true;
+      return false;
+    }
+    const asIs = this.firstSent && !this.rewriting ? relayedAsIs(data, this.model) : null;
+    if (asIs !== null) {
+      this.relayed += `data: ${asIs}\n\n`;
+      return false;
+    }
+    const parsed = readChunk(JSON.parse(data) as Record<string, unknown>, this.model);
+    this.usage = parsed.usage ?? this.usage;
+    if (!parsed.chunk) return false; // the usage-only chunk
+    if (parsed.final) {
+      // With several choices each has a final chunk: only the last one waits for the usage.
+      if (this.final) this.pass(this.final);
+      this.final = parsed.chunk;
+      return false;
+    }
+    this.pass(parsed.chunk);
+    if (this.firstSent) return false;
+    this.firstSent = true;
+    this.sendRead();
+    return true;
+  }
+
+  /** Sends what the read passed on so far. */
+  sendRead(): void {
+    if (this.relayed) this.sink.emit(this.relayed);
+    this.relayed = "";
+    if (this.rewriting && this.parsedChunks.length > 0) {
+      this.rewriting.chunks(this.parsedChunks);
+      this.parsedChunks = [];
+    }
+  }
+
+  private pass(chunk: Record<string, unknown>): void {
+    if (this.rewriting) this.parsedChunks.push(chunk);
+    else this.relayed += `data: ${JSON.stringify(chunk)}\n\n`;
+  }
+}
+
+/**
+ * Relays one read that came as whole events' bytes, as far as it can without decoding them: the
+ * first event of the stream parsed on its own (it goes out at once), then the events after it
+ * that `relayedReadAsIs` passes on as they came. Answers how many of the read's events are left
+ * to parse from its start, or -1 when none is.
+ */
+async function relayBytes(state: Relaying, bytes: Uint8Array, sink: StreamSink, model: Model): Promise<number> {
+  let done = 0;
+  let from = 0;
+  if (!state.firstSent) {
+    const lead = leadingEvent(bytes);
+    if (!lead) return 0;
+    done = 1;
+    from = lead.end;
+    if (state.take(lead.data)) await sink.flush();
+    if (!state.firstSent || state.finished) return from === bytes.length ? -1 : done;
+  }
+  const asIs = relayedReadAsIs(bytes, model, from);
+  if (asIs.events > 0) sink.emitBytes(asIs.bytes);
+  return asIs.whole ? -1 : done + asIs.events;
+}
+
+/**
  * Relays the provider's events to the client as they arrive. The provider's final chunk (the
  * last one with a finish_reason) is held back until its usage arrives, then sent with the
  * usage and its charge merged in (or followed by a usage chunk, as the client asked); the
@@ -78,71 +167,25 @@ function sendFinal(sink: StreamSink, final: Record<string, unknown>, usage: Usag
  */
 export async function relayStream(relay: Relay, sink: StreamSink): Promise<void> {
   const { model, billing, log } = relay;
-  let final: Record<string, unknown> | null = null;
-  let usage: Usage | null = null;
-  let finished = false;
-  let firstSent = false;
-  // A door's own events are written from parsed chunks: nothing goes out as it came.
-  const rewriting = sink.chunks ? (sink as StreamSink & Required<Pick<StreamSink, "chunks">>) : null;
-  // What a read sends on, together: encoded events, or (to a door) parsed chunks.
-  let relayed = "";
-  let parsedChunks: Record<string, unknown>[] = [];
-  const pass = (chunk: Record<string, unknown>) => {
-    if (rewriting) parsedChunks.push(chunk);
-    else relayed += `data: ${JSON.stringify(chunk)}\n\n`;
-  };
-  const sendRead = () => {
-    if (relayed) sink.emit(relayed);
-    if (rewriting && parsedChunks.length > 0) rewriting.chunks(parsedChunks);
-    relayed = "";
-    if (rewriting) parsedChunks = [];
-  };
+  const state = new Relaying(sink, model);
   try {
     for await (const read of relay.events) {
       // The events of one read go to the client together (those before a bad one too): first
       // those passed on as they came, then the rest, parsed.
-      let parsedFrom = 0;
-      if (firstSent && read.bytes && !rewriting) {
-        const asIs = relayedReadAsIs(read.bytes, model);
-        if (asIs.events > 0) sink.emitBytes(asIs.bytes);
-        if (asIs.whole) continue;
-        parsedFrom = asIs.events;
-      }
       try {
+        const parsedFrom = read.bytes && !state.rewriting ? await relayBytes(state, read.bytes, sink, model) : 0;
+        if (parsedFrom < 0 || state.finished) continue;
         for (const data of parsedFrom > 0 ? read.events.slice(parsedFrom) : read.events) {
-          if (data === "[DONE]") {
-            finished = true;
-            break;
-          }
-          const asIs = firstSent && !rewriting ? relayedAsIs(data, model) : null;
-          if (asIs !== null) {
-            relayed += `data: ${asIs}\n\n`;
-            continue;
-          }
-          const parsed = readChunk(JSON.parse(data) as Record<string, unknown>, model);
-          usage = parsed.usage ?? usage;
-          if (!parsed.chunk) continue; // the usage-only chunk
-          if (parsed.final) {
-            // With several choices each has a final chunk: only the last one waits for the usage.
-            if (final) pass(final);
-            final = parsed.chunk;
-          } else if (firstSent) pass(parsed.chunk);
-          else {
-            // A provider's first read often holds several events; the first one goes out
-            // before the rest are reshaped.
-            firstSent = true;
-            pass(parsed.chunk);
-            sendRead();
-            await sink.flush();
-          }
+          if (state.take(data)) await sink.flush();
+          if (state.finished) break;
         }
       } finally {
-        sendRead();
+        state.sendRead();
       }
-      if (finished) break;
+      if (state.finished) break;
     }
-    finished ||= final !== null && usage !== null;
-    if (!finished) throw new Error("the provider's stream ended before it finished");
+    state.finished ||= state.final !== null && state.usage !== null;
+    if (!state.finished) throw new Error("the provider's stream ended before it finished");
   } catch (error) {
     if (sink.gone && !relay.chargeWhenGone) return; // the client's leaving has released the reservation
     const timedOut = error instanceof ProviderTimeout;
@@ -152,7 +195,7 @@ export async function relayStream(relay: Relay, sink: StreamSink): Promise<void>
     sink.emit(`data: ${errorPayload(isAppError(error) && error.kind === "provider_error" ? error : unreachable(false, 0))}\n\n`);
     return;
   }
-  await finishStream(relay, sink, final, usage);
+  await finishStream(relay, sink, state.final, state.usage);
 }
 
 /** A stream the provider finished: its final chunk and usage sent, the usage charged, then `[DONE]`. */

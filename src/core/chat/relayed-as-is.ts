@@ -149,31 +149,30 @@ function chunkAsIs(read: Uint8Array, start: number, end: number, model: Model): 
   return true;
 }
 
-/** The events at the head of a read that `relayedReadAsIs` passed on: their bytes, and how many. */
+/** The events at the head of a read (from where it was asked to start) that `relayedReadAsIs` passed on: their bytes, and how many. */
 export interface AsIs {
   /** Lent: the next call of `relayedReadAsIs` (or `relayedAsIs`) overwrites them, so they are written or copied before it. */
   bytes: Uint8Array;
   events: number;
-  /** They are the whole read. */
+  /** They are the rest of the read. */
   whole: boolean;
 }
 
 /**
  * The events of a read of whole events (`StreamRead.bytes`) as the client gets them, from the
- * first up to one that needs `readChunk`: each is one `data: ` line holding a chunk that
+ * one at byte `from` (the first, unless the relay took some itself) up to one that needs `readChunk`: each is one `data: ` line holding a chunk that
  * `chunkAsIs` can pass on. The relay parses the rest. Most reads of a stream are all such, and
  * neither decoding them nor parsing and stringifying their JSON was most of the relay's cost
  * and garbage per chunk.
  */
-export function relayedReadAsIs(read: Uint8Array, model: Model): AsIs {
+export function relayedReadAsIs(read: Uint8Array, model: Model, from = 0): AsIs {
   splice.clear();
   let events = 0;
-  let at = 0;
+  let at = from;
   while (at < read.length) {
-    const end = searchBytes.call(read, EVENT_END, at);
+    const end = objectLineEnd(read, at);
     const start = at + DATA.length;
-    // One `data: ` line, holding a JSON object (so not `[DONE]`).
-    if (end < 0 || !startsWith(read, DATA, at) || read[start] !== OPEN_BRACE || read.indexOf(LF, start) !== end) break;
+    if (end < 0) break;
     splice.mark();
     splice.keep(at, start);
     if (!chunkAsIs(read, start, end, model)) {
@@ -184,7 +183,26 @@ export function relayedReadAsIs(read: Uint8Array, model: Model): AsIs {
     events++;
     at = end + EVENT_END.length;
   }
-  return { bytes: splice.of(read), events, whole: events > 0 && at === read.length };
+  return { bytes: splice.of(read), events, whole: at === read.length };
+}
+
+/** Where the event at `at` ends (before its blank line) when it is one `data: ` line holding a JSON object (so not `[DONE]`); else -1. */
+function objectLineEnd(read: Uint8Array, at: number): number {
+  const end = searchBytes.call(read, EVENT_END, at);
+  const start = at + DATA.length;
+  return end < 0 || !startsWith(read, DATA, at) || read[start] !== OPEN_BRACE || read.indexOf(LF, start) !== end ? -1 : end;
+}
+
+const utf8Slice = Buffer.prototype.utf8Slice as (this: Uint8Array, start: number, end: number) => string;
+
+/**
+ * A read's first event, when it is one `data: ` line holding a JSON object: its payload, decoded
+ * alone, and where the event ends (after its blank line), so that the relay can parse the
+ * stream's first chunk and pass on the events after it in the same read as their bytes.
+ */
+export function leadingEvent(read: Uint8Array): { data: string; end: number } | null {
+  const end = objectLineEnd(read, 0);
+  return end < 0 ? null : { data: utf8Slice.call(read, DATA.length, end), end: end + EVENT_END.length };
 }
 
 const encoder = new TextEncoder();
