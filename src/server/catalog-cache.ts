@@ -47,7 +47,8 @@ export function catalogCache(store: ModelStore, now: () => number): CatalogCache
   };
 
   return {
-    find: async (id) => (await fresh()).get(id),
+    // A fresh copy (nearly every request) is answered without an async function's frames.
+    find: (id) => (models !== null && now() - loadedAt < CATALOG_MAX_AGE_MS ? Promise.resolve(models.get(id)) : fresh().then((m) => m.get(id))),
     list: async () => [...(await fresh()).values()],
   };
 }

@@ -50,8 +50,8 @@ describe("answerWithRetries", () => {
     const seen: [number | null, AttemptOutcome][] = [];
     const run = () =>
       answerWithRetries(
+        { pool, readText: (r) => r.text(), secrets: [], observe: (index, outcome) => seen.push([index, outcome]) },
         {
-          pool,
           send: async (secret) => {
             sent.push(secret!);
             const answer = answers[secret!]!;
@@ -60,9 +60,6 @@ describe("answerWithRetries", () => {
           },
           failure: () => new AppError("provider_error", "Upstream provider request failed"),
           signal: new AbortController().signal,
-          readText: (r) => r.text(),
-          secrets: [],
-          observe: (index, outcome) => seen.push([index, outcome]),
         },
         time.now,
       );

@@ -63,8 +63,17 @@ const FAMILY_QUIRKS: readonly { provider: Model["provider"]; pattern: RegExp; qu
 
 const COMMON: Quirks = { tokenParam: "max_tokens", rejects: [] };
 
-export const quirksOf = (model: Model): Quirks =>
-  FAMILY_QUIRKS.find((f) => f.provider === model.provider && f.pattern.test(model.upstreamModel))?.quirks ?? COMMON;
+// Per catalog model object (the catalog cache hands out the same ones until it reloads): every request asks twice.
+const quirksByModel = new WeakMap<Model, Quirks>();
+
+export function quirksOf(model: Model): Quirks {
+  let quirks = quirksByModel.get(model);
+  if (quirks === undefined) {
+    quirks = FAMILY_QUIRKS.find((f) => f.provider === model.provider && f.pattern.test(model.upstreamModel))?.quirks ?? COMMON;
+    quirksByModel.set(model, quirks);
+  }
+  return quirks;
+}
 
 export interface UpstreamRequest {
   body: Record<string, unknown>;

@@ -10,14 +10,13 @@ import type { LeaseKeeper } from "./lease-keeper.ts";
 const ADMITTED_TOO_LATE = "The reservation was taken after the request had stopped waiting for the database";
 
 /** `work`, with a failure (or a missed deadline) turned into the 503 the client is told. */
-export async function guarded<T>(work: Promise<T>, log: Logger, deadlineMs?: number): Promise<T> {
-  try {
-    return await (deadlineMs === undefined ? work : withDeadline(work, deadlineMs));
-  } catch (error) {
+export function guarded<T>(work: Promise<T>, log: Logger, deadlineMs?: number): Promise<T> {
+  // A promise reaction, not an async function: this wraps every database step of every request.
+  return (deadlineMs === undefined ? work : withDeadline(work, deadlineMs)).catch((error: unknown) => {
     if (isAppError(error)) throw error;
     log.error("database error on the chat path", { error });
     throw new AppError("unavailable", "The service is temporarily unavailable; please retry");
-  }
+  });
 }
 
 /**
@@ -35,6 +34,8 @@ export function guardedBilling(
   /** An admission, with its deadline; one that commits after its request stopped waiting is released at once. */
   const admitting = <T>(work: Promise<T>, heldBy: (outcome: T) => string | null, startedAt: number): Promise<T> => {
     const tracked = leases.track(work);
+    // Without a deadline (SQLite) an admission that failed took nothing: there is nothing to release late.
+    if (deadlineMs === undefined) return guarded(tracked, log);
     return guarded(tracked, log, deadlineMs).catch((error: unknown) => {
       const releaseLate = tracked.then(
         (late) => {

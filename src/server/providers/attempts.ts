@@ -11,19 +11,26 @@ const MAX_ATTEMPTS = 3;
 /** How an attempt ended, for metrics per provider and key index. */
 export type AttemptOutcome = "ok" | "rejected" | "refused" | "throttled" | "failed" | "unreachable";
 
+/** What every request's attempts at one provider share: made once per provider. */
 export interface Attempts {
   pool: KeyPool;
-  /** One HTTP exchange with `secret` (undefined: no key is configured); throws when there is no answer. */
-  send(secret: string | undefined): Promise<Response>;
-  /** The error the client is told when `send` threw (timed out, unreachable, too large). */
-  failure(error: unknown): AppError;
-  /** The request's signal: once it is aborted (timeout, client gone) nothing more is tried. */
-  signal: AbortSignal;
   readText(response: Response): Promise<string>;
   /** Every configured provider key (`secretsInOrder`): taken out of the provider's words before a client sees them. */
   secrets: readonly string[];
   observe(keyIndex: number | null, outcome: AttemptOutcome): void;
 }
+
+/** One client request's exchange with the provider, as its attempts use it. */
+export interface AttemptExchange {
+  /** One HTTP exchange with `secret` (undefined: no key is configured); throws when there is no answer. */
+  send(secret: string | undefined): Promise<Response>;
+  /** The error the client is told when `send` threw (timed out, unreachable, too large). */
+  failure(error: unknown): AppError;
+  /** The request's signal: once it is aborted (timeout, client gone) nothing more is tried. */
+  readonly signal: AbortSignal;
+}
+
+const NONE_TRIED: ReadonlySet<number> = new Set();
 
 /** `Retry-After` in milliseconds (seconds or an HTTP date), or null when absent or unreadable. */
 export function retryAfterMs(header: string | null, now: number): number | null {
@@ -41,19 +48,20 @@ function outcomeOf(status: number): AttemptOutcome {
 }
 
 /** The provider's 200 answer, or the failure of the last attempt. */
-export async function answerWithRetries(a: Attempts, now: () => number): Promise<Response> {
-  const tried = new Set<number>();
+export async function answerWithRetries(a: Attempts, exchange: AttemptExchange, now: () => number): Promise<Response> {
+  // Made on a second attempt only: most requests are answered by their first.
+  let tried: Set<number> | null = null;
   let failure: AppError | undefined;
-  for (let attempt = 0; attempt < MAX_ATTEMPTS && !a.signal.aborted; attempt++) {
-    const key = a.pool.pick(tried);
+  for (let attempt = 0; attempt < MAX_ATTEMPTS && !exchange.signal.aborted; attempt++) {
+    const key = a.pool.pick(tried ?? NONE_TRIED);
     if (key === null && attempt > 0) break; // no other key to try
-    if (key) tried.add(key.index);
+    if (key) (tried ??= new Set()).add(key.index);
     const index = key?.index ?? null;
     let response: Response;
     try {
-      response = await a.send(key?.secret);
+      response = await exchange.send(key?.secret);
     } catch (error) {
-      failure = a.failure(error);
+      failure = exchange.failure(error);
       a.observe(index, "unreachable");
       continue;
     }
@@ -65,5 +73,5 @@ export async function answerWithRetries(a: Attempts, now: () => number): Promise
     if (key && outcome === "refused") a.pool.rest(key.index, REFUSED_REST_MS);
     if (key && outcome === "throttled") a.pool.rest(key.index, retryAfterMs(response.headers.get("retry-after"), now()) ?? THROTTLED_REST_MS);
   }
-  throw failure ?? a.failure(a.signal.reason);
+  throw failure ?? exchange.failure(exchange.signal.reason);
 }

@@ -13,15 +13,13 @@ interface PooledKey {
 }
 
 export class KeyPool {
+  private readonly keys: readonly PooledKey[];
   private readonly restingUntil: number[];
   private next = 0;
 
-  constructor(private readonly secrets: readonly string[], private readonly now: () => number) {
+  constructor(secrets: readonly string[], private readonly now: () => number) {
+    this.keys = secrets.map((secret, index) => ({ index, secret }));
     this.restingUntil = secrets.map(() => 0);
-  }
-
-  get size(): number {
-    return this.secrets.length;
   }
 
   /**
@@ -30,16 +28,24 @@ export class KeyPool {
    * key was tried (or there is none).
    */
   pick(tried: ReadonlySet<number>): PooledKey | null {
+    const count = this.keys.length;
     const now = this.now();
-    const untried = this.secrets.map((_, i) => (this.next + i) % this.secrets.length).filter((i) => !tried.has(i));
-    if (untried.length === 0) return null;
-    const index = untried.find((i) => this.restingUntil[i]! <= now)
-      ?? untried.reduce((a, b) => (this.restingUntil[b]! < this.restingUntil[a]! ? b : a));
-    this.next = (index + 1) % this.secrets.length;
-    return { index, secret: this.secrets[index]! };
+    let soonest = -1;
+    for (let step = 0; step < count; step++) {
+      const index = (this.next + step) % count;
+      if (tried.has(index)) continue;
+      if (this.restingUntil[index]! <= now) return this.take(index);
+      if (soonest < 0 || this.restingUntil[index]! < this.restingUntil[soonest]!) soonest = index;
+    }
+    return soonest < 0 ? null : this.take(soonest);
   }
 
   rest(index: number, ms: number): void {
     this.restingUntil[index] = Math.max(this.restingUntil[index]!, this.now() + ms);
+  }
+
+  private take(index: number): PooledKey {
+    this.next = (index + 1) % this.keys.length;
+    return this.keys[index]!;
   }
 }

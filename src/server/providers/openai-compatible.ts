@@ -8,7 +8,7 @@ import { AppError, isAppError } from "../../core/errors.ts";
 import { secretsInOrder } from "../../core/redaction.ts";
 import type { ProviderConfig } from "../../config.ts";
 import { readCounting } from "../body.ts";
-import { answerWithRetries, type AttemptOutcome } from "./attempts.ts";
+import { answerWithRetries, type AttemptExchange, type AttemptOutcome, type Attempts } from "./attempts.ts";
 import { KeyPool } from "./key-pool.ts";
 import { sseReads } from "./sse.ts";
 
@@ -79,7 +79,7 @@ const isTimeout = (signal: AbortSignal) => (signal.reason as Error | undefined)?
  * exchange (and, for a non-streamed answer, the reading of its body); a stream's timeout then
  * moves to the gaps between its reads. The client's signal aborts it too.
  */
-class Exchange {
+class Exchange implements AttemptExchange {
   private readonly controller: AbortController;
   private timer: Timer;
   /** Set while this exchange follows the client's signal with a controller of its own. */
@@ -92,7 +92,11 @@ class Exchange {
    * the client's leaving already does, and a second controller with a listener on the first
    * cost ~9 µs of a request.
    */
-  constructor(call: Pick<ProviderCall, "signal" | "controller">, private readonly timeoutMs: number) {
+  constructor(
+    private readonly call: ProviderCall,
+    private readonly baseUrl: string,
+    private readonly timeoutMs: number,
+  ) {
     this.controller = call.controller ?? new AbortController();
     this.client = call.controller ? null : call.signal;
     this.timer = setTimeout(() => this.controller.abort(new DOMException("timed out", "TimeoutError")), timeoutMs);
@@ -102,6 +106,11 @@ class Exchange {
 
   get signal(): AbortSignal {
     return this.controller.signal;
+  }
+
+  /** One attempt, with `secret`. */
+  send(secret: string | undefined): Promise<Response> {
+    return send(this.baseUrl, secret, this.call.body, this.controller.signal, this.call.endpoint);
   }
 
   /** Starts the timeout over (a stream's next read arrived). */
@@ -151,30 +160,23 @@ interface AdapterOptions {
 /** The chat path's provider port over each provider's OpenAI-compatible HTTP API, rotating over its keys. */
 export function openAiCompatible(providers: Record<Provider, ProviderConfig>, options: AdapterOptions): ChatProvider {
   const { timeoutMs, now } = options;
-  const pools = Object.fromEntries(PROVIDERS.map((p) => [p, new KeyPool(providers[p].apiKeys, now)])) as Record<Provider, KeyPool>;
   // Every provider's keys, not only the answering one's: no provider's words may carry any.
   const secrets = secretsInOrder(PROVIDERS.flatMap((p) => providers[p].apiKeys));
+  const attempts = Object.fromEntries(PROVIDERS.map((provider): [Provider, Attempts] => [provider, {
+    pool: new KeyPool(providers[provider].apiKeys, now),
+    readText: readUpstreamText,
+    secrets,
+    observe: (keyIndex, outcome) => options.observe(provider, keyIndex, outcome),
+  }])) as Record<Provider, Attempts>;
 
-  /** Sends `call` and returns its 200 answer, or throws what the client is told. */
-  const answer = (call: ProviderCall, exchange: Exchange): Promise<Response> => {
-    const provider = call.model.provider;
-    return answerWithRetries(
-      {
-        pool: pools[provider],
-        send: (secret) => send(baseUrlOf(providers[provider], call.endpoint), secret, call.body, exchange.signal, call.endpoint),
-        failure: (error) => exchange.failure(error),
-        signal: exchange.signal,
-        readText: readUpstreamText,
-        secrets,
-        observe: (keyIndex, outcome) => options.observe(provider, keyIndex, outcome),
-      },
-      now,
-    );
-  };
+  /** An exchange for `call` with its model's provider, under the timeout. */
+  const exchangeFor = (call: ProviderCall) => new Exchange(call, baseUrlOf(providers[call.model.provider], call.endpoint), timeoutMs);
+  /** Sends the exchange's call and returns its 200 answer, or throws what the client is told. */
+  const answer = (call: ProviderCall, exchange: Exchange): Promise<Response> => answerWithRetries(attempts[call.model.provider], exchange, now);
 
   return {
     async complete(call) {
-      const exchange = new Exchange(call, timeoutMs);
+      const exchange = exchangeFor(call);
       let read = false;
       try {
         const answered = await readUpstreamJson(await answer(call, exchange));
@@ -188,7 +190,7 @@ export function openAiCompatible(providers: Record<Provider, ProviderConfig>, op
       }
     },
     async stream(call) {
-      const exchange = new Exchange(call, timeoutMs);
+      const exchange = exchangeFor(call);
       try {
         const response = await answer(call, exchange);
         exchange.refresh();
