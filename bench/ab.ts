@@ -21,6 +21,8 @@ const OUT = join(ROOT, "bench", "AB.md");
 const SERVER_CORE = cpus().length > 1 ? 1 : 0;
 const LOAD_CORE = 0;
 const CONNECTIONS = 64;
+/** Load before the measured rounds, per binary and cell: long enough for the JIT to settle. */
+const WARM_UP_SECONDS = 15;
 const MODES: Mode[] = ["json", "stream"];
 const BUILD_TIMEOUT_MS = 10 * 60_000;
 
@@ -203,8 +205,10 @@ async function main(): Promise<void> {
             drops.push(database.drop);
             servers[side] = await startServer([binaries[side], "serve", "--port", "0"], { ...baseEnv, DATABASE_URL: database.url }, SERVER_CORE);
           }
-          // Warm both, so that no measured round pays for compilation or connection set-up.
-          for (const side of ["A", "B"] as Side[]) await measure(servers[side], chatUrl(servers[side]), mode, 4, templates[side].keysFile, 1, LOAD_CORE);
+          // Warm both under the cell's own load, so that no measured round pays for compilation or
+          // connection set-up: JavaScriptCore's JIT was still compiling 10–20 s into a run at c=64
+          // (bench/cell.ts's split by thread), more so for a binary with more code on the path.
+          for (const side of ["A", "B"] as Side[]) await measure(servers[side], chatUrl(servers[side]), mode, CONNECTIONS, templates[side].keysFile, WARM_UP_SECONDS, LOAD_CORE);
           for (let round = 1; round <= opts.rounds; round++) {
             for (const side of ["A", "B"] as Side[]) {
               const sample = await measure(servers[side], chatUrl(servers[side]), mode, CONNECTIONS, templates[side].keysFile, opts.seconds, LOAD_CORE);
@@ -230,10 +234,13 @@ async function main(): Promise<void> {
   // ---- the table ----
   const med = (samples: Sample[], field: keyof Sample) => median(samples.map((s) => s[field]));
   const failures = (samples: Sample[]) => samples.reduce((n, s) => n + s.failures, 0);
-  const header = ["cell", `A ${revLabel} µs/req`, `B ${treeLabel} µs/req`, "B/A µs", `A req/s`, `B req/s`, "B/A req/s", "failed A/B"];
+  // The host's speed drifts within a run; a round's A and B, measured back to back, share its
+  // conditions, so the median of the rounds' own ratios is the steadier comparison.
+  const pairedRatio = (r: Row) => median(r.a.map((a, i) => (r.b[i] as Sample).cpuPerRequestUs / a.cpuPerRequestUs));
+  const header = ["cell", `A ${revLabel} µs/req`, `B ${treeLabel} µs/req`, "B/A µs", "B/A µs by round", `A req/s`, `B req/s`, "B/A req/s", "failed A/B"];
   const lines = rows.map((r) => {
     const [ua, ub, ra, rb] = [med(r.a, "cpuPerRequestUs"), med(r.b, "cpuPerRequestUs"), med(r.a, "rps"), med(r.b, "rps")];
-    return [r.cell, fmt(ua, 1), fmt(ub, 1), `${fmt(ub / ua, 3)}×`, fmt(ra), fmt(rb), `${fmt(rb / ra, 3)}×`, `${failures(r.a)}/${failures(r.b)}`];
+    return [r.cell, fmt(ua, 1), fmt(ub, 1), `${fmt(ub / ua, 3)}×`, `${fmt(pairedRatio(r), 3)}×`, fmt(ra), fmt(rb), `${fmt(rb / ra, 3)}×`, `${failures(r.a)}/${failures(r.b)}`];
   });
   const widths = header.map((h, i) => Math.max(h.length, ...lines.map((l) => (l[i] as string).length)));
   const pad = (cells: string[]) => cells.map((c, i) => (i === 0 ? c.padEnd(widths[i] as number) : c.padStart(widths[i] as number))).join("  ");
@@ -247,8 +254,8 @@ async function main(): Promise<void> {
     "",
     `- A: \`${opts.rev}\` = ${revHash}, built from a worktree of that commit with its own dependencies and bun (\`bun build --compile --minify --sourcemap\`), \`${binaries.A.replace(`${ROOT}/`, "")}\``,
     `- B: the working tree, HEAD ${headHash}${dirty ? " with uncommitted changes" : ""}, \`dist/gateway\``,
-    `- ${opts.rounds} rounds of ${opts.seconds} s per cell, A then B in each round; medians shown. Each binary has a fresh database per cell, migrated and given ${opts.accounts} funded accounts with a key each by its own CLI; wrk rotates through the keys.${dialects.includes("postgres") ? "" : " Postgres was not measured (not reachable, or --sqlite-only)."}`,
-    `- µs/req: the gateway process's user+system CPU time from /proc over the round ÷ requests served. B/A µs < 1: the working tree spends less CPU per request than REV; B/A req/s > 1: it serves more requests per second.`,
+    `- ${opts.rounds} rounds of ${opts.seconds} s per cell, A then B in each round, after ${WARM_UP_SECONDS} s of the same load on each; medians shown. Each binary has a fresh database per cell, migrated and given ${opts.accounts} funded accounts with a key each by its own CLI; wrk rotates through the keys.${dialects.includes("postgres") ? "" : " Postgres was not measured (not reachable, or --sqlite-only)."}`,
+    `- µs/req: the gateway process's user+system CPU time from /proc over the round ÷ requests served. B/A µs < 1: the working tree spends less CPU per request than REV (of the medians; "by round": the median of each round's B ÷ A); B/A req/s > 1: it serves more requests per second.`,
     `- Machine: ${cpus().length} × ${cpus()[0]?.model ?? "unknown CPU"}, ${Math.round(totalmem() / 2 ** 30)} GiB; the gateway pinned to core ${SERVER_CORE}, wrk, the fake upstream and PostgreSQL to core ${LOAD_CORE}; bun ${Bun.version} (runner), ${version(["wrk", "--version"]) ?? "wrk"}`,
     "",
     `| ${header.join(" | ")} |`,

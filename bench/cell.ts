@@ -9,7 +9,8 @@
 // Starts the fake upstream, the baseline proxy and the gateway (the compiled binary, or
 // `bun $GATEWAY_BUN_FLAGS src/main.ts serve` when GATEWAY_BUN_FLAGS is set, `--cpu-prof` say),
 // runs wrk against the baseline and the gateway twice each and prints req/s, p50 and CPU per
-// request (and, for streams, the median time to first byte of direct, baseline and gateway).
+// request, split by thread (bench/thread-cpu.ts), and, for streams, the median time to first
+// byte of direct, baseline and gateway.
 // The gateway's pid is printed first, for `perf record -p` or `strace -c -p` during the load.
 // GATEWAY_TREE=<another checkout, built> runs that checkout's gateway (its binary, or its
 // src/main.ts under GATEWAY_BUN_FLAGS) and makes its accounts with its CLI, under this harness:
@@ -18,6 +19,7 @@ import { cpus } from "node:os";
 import { cpuMicros, pinUser, startServer, timeToFirstByte, wrk } from "./processes.ts";
 import { BINARY, chatBody, freshDatabase, pathOf, prepareAccounts, turnTwoBodies, type Dialect, type Mode } from "./setup.ts";
 import { slowStreams } from "./slow-streams.ts";
+import { threadMicros, threadsSpent } from "./thread-cpu.ts";
 
 const [dialect = "sqlite", mode = "json", connectionsArg = "64", secondsArg = "3"] = process.argv.slice(2) as [Dialect?, (Mode | "slow" | "slow-floor" | "slow-baseline" | "slow-ledger")?, string?, string?];
 const bunFlags = process.env.GATEWAY_BUN_FLAGS;
@@ -67,9 +69,13 @@ try {
   for (let run = 0; run < 2; run++) {
     for (const [name, server, cellMode] of sides) {
       const before = cpuMicros(server.pid);
+      const threadsBefore = threadMicros(server.pid);
       const result = await wrk(`${server.url}${pathOf(cellMode)}`, connections, seconds, 0, wrkEnv(cellMode));
       const cpu = (cpuMicros(server.pid) - before) / result.requests;
       console.log(`${name.padEnd(8)} ${dialect} ${mode} c=${connections}: ${result.rps.toFixed(0)} req/s, p50 ${result.p50.toFixed(3)} ms, ${cpu.toFixed(1)} µs CPU/req, ${result.failures} failed`);
+      // A profile sees the JavaScript thread only: the split by thread shows the rest.
+      const threads = threadsSpent(threadsBefore, threadMicros(server.pid)).map(([thread, micros]) => `${thread} ${(micros / result.requests).toFixed(1)}`);
+      console.log(`${"".padEnd(8)} by thread, µs/req: ${threads.join(", ")}`);
     }
   }
   if (mode !== "json" && !doorMode) {
