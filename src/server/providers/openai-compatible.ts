@@ -86,6 +86,8 @@ class Exchange implements AttemptExchange {
   private readonly client: AbortSignal | null;
 
   private readonly onClientGone = () => this.controller.abort();
+  /** What is sent, until the provider has answered (`answered`). */
+  private call: Pick<ProviderCall, "body" | "endpoint"> | null;
 
   /**
    * With the call's own controller (`ProviderCall.controller`) the exchange aborts that one:
@@ -93,10 +95,11 @@ class Exchange implements AttemptExchange {
    * cost ~9 µs of a request.
    */
   constructor(
-    private readonly call: ProviderCall,
+    call: ProviderCall,
     private readonly baseUrl: string,
     private readonly timeoutMs: number,
   ) {
+    this.call = call;
     this.controller = call.controller ?? new AbortController();
     this.client = call.controller ? null : call.signal;
     this.timer = setTimeout(() => this.controller.abort(new DOMException("timed out", "TimeoutError")), timeoutMs);
@@ -110,7 +113,16 @@ class Exchange implements AttemptExchange {
 
   /** One attempt, with `secret`. */
   send(secret: string | undefined): Promise<Response> {
+    if (!this.call) throw new Error("the provider has already answered this exchange");
     return send(this.baseUrl, secret, this.call.body, this.controller.signal, this.call.endpoint);
+  }
+
+  /**
+   * The provider has answered: the call (the prompt as sent among it) is let go, since a
+   * stream's exchange lives as long as the stream.
+   */
+  answered(): void {
+    this.call = null;
   }
 
   /** Starts the timeout over (a stream's next read arrived). */
@@ -193,6 +205,7 @@ export function openAiCompatible(providers: Record<Provider, ProviderConfig>, op
       const exchange = exchangeFor(call);
       try {
         const response = await answer(call, exchange);
+        exchange.answered();
         exchange.refresh();
         return relayedEvents(response.body as ReadableStream<Uint8Array>, exchange);
       } catch (error) {

@@ -7,6 +7,8 @@ import { admitChat, type ChatPorts } from "../../../src/core/chat/pipeline.ts";
 import type { ChatProvider, StreamRead } from "../../../src/core/chat/provider.ts";
 import { parseChatRequest } from "../../../src/core/chat/request.ts";
 import { streamed } from "../../../src/server/chat/front-door.ts";
+import { openAiCompatible } from "../../../src/server/providers/openai-compatible.ts";
+import { PROVIDERS } from "../../../src/core/catalog.ts";
 import { silentLogger } from "../../../src/server/log.ts";
 import { Metrics } from "../../../src/server/observability/metrics.ts";
 import { RequestRecord } from "../../../src/server/observability/request-record.ts";
@@ -77,4 +79,44 @@ test("an open stream does not hold its admitted request, prompt and all", async 
 
   finish();
   await reader.cancel();
+});
+
+test("an open stream's exchange with the provider does not hold the body it sent, prompt and all", async () => {
+  let finish = () => {};
+  const finished = new Promise<void>((resolve) => (finish = resolve));
+  // A provider on loopback that sends its first chunk, then nothing until the test lets it end.
+  const upstream = Bun.serve({
+    hostname: "127.0.0.1",
+    port: 0,
+    fetch: () =>
+      new Response(
+        new ReadableStream({
+          async start(controller) {
+            controller.enqueue(new TextEncoder().encode(`data: ${firstChunk}\n\n`));
+            await finished;
+            controller.close();
+          },
+        }),
+        { headers: { "content-type": "text/event-stream" } },
+      ),
+  });
+  try {
+    const settings = { baseUrl: `http://127.0.0.1:${upstream.port}/v1`, anthropicBaseUrl: null, apiKeys: ["sk-test"] };
+    const adapter = openAiCompatible(Object.fromEntries(PROVIDERS.map((p) => [p, settings])) as never, { timeoutMs: 30_000, now: Date.now, observe() {} });
+    // Sent in a function of its own, so that no frame of the test holds the body.
+    const open = async () => {
+      const body = { model: "gpt-4.1-2025-04-14", stream: true, messages: [{ role: "user", content: "a long prompt ".repeat(1000) }] };
+      const reads = await adapter.stream({ model: model("gpt-4.1"), body, signal: new AbortController().signal });
+      return { reads: reads[Symbol.asyncIterator](), body: new WeakRef(body) };
+    };
+    const { reads, body } = await open();
+    expect((await reads.next()).value.events).toEqual([firstChunk]);
+
+    expect(await collected(body)).toBe(true);
+
+    finish();
+    await reads.return?.(undefined);
+  } finally {
+    upstream.stop(true);
+  }
 });
