@@ -1,7 +1,10 @@
 // One cell of the benchmark, for profiling between full `make bench` runs:
-//   bun bench/cell.ts [sqlite|postgres] [json|stream|stream200|messages|responses2] [connections] [seconds]
+//   bun bench/cell.ts [sqlite|postgres] [json|stream|stream200|messages|responses2|doors|allowlist] [connections] [seconds]
 //   (messages: the gateway's /v1/messages stream against its own chat stream, in turn;
-//   responses2: a Responses second turn by previous_response_id against a first turn)
+//   responses2: a Responses second turn by previous_response_id against a first turn;
+//   doors: a stored Responses first turn against a chat request, both not streamed;
+//   allowlist: chat requests with keys that have a model and an address allowlist against
+//   the same requests with plain keys)
 //   bun bench/cell.ts sqlite slow          (the slow-stream cell, bench/slow-streams.ts)
 //   bun bench/cell.ts sqlite slow-floor    (the same cell against bench/chunk-relay.ts)
 //   bun bench/cell.ts sqlite slow-baseline (the same cell against bench/baseline-proxy.ts)
@@ -17,11 +20,12 @@
 // two revisions' profiles taken by the same load.
 import { cpus } from "node:os";
 import { cpuMicros, pinUser, startServer, timeToFirstByte, wrk } from "./processes.ts";
-import { BINARY, chatBody, freshDatabase, pathOf, prepareAccounts, turnTwoBodies, type Dialect, type Mode } from "./setup.ts";
+import { BINARY, chatBody, freshDatabase, pathOf, prepareAccounts, restrictedKeysFile, turnTwoBodies, type Dialect, type Mode } from "./setup.ts";
 import { slowStreams } from "./slow-streams.ts";
 import { threadMicros, threadsSpent } from "./thread-cpu.ts";
 
-const [dialect = "sqlite", mode = "json", connectionsArg = "64", secondsArg = "3"] = process.argv.slice(2) as [Dialect?, (Mode | "slow" | "slow-floor" | "slow-baseline" | "slow-ledger")?, string?, string?];
+type CellMode = Mode | "doors" | "allowlist" | "slow" | "slow-floor" | "slow-baseline" | "slow-ledger";
+const [dialect = "sqlite", mode = "json", connectionsArg = "64", secondsArg = "3"] = process.argv.slice(2) as [Dialect?, CellMode?, string?, string?];
 const bunFlags = process.env.GATEWAY_BUN_FLAGS;
 const tree = process.env.GATEWAY_TREE ?? new URL("..", import.meta.url).pathname;
 const binary = process.env.GATEWAY_TREE ? `${tree}/dist/gateway` : BINARY;
@@ -39,8 +43,9 @@ if (mode === "slow" || mode === "slow-floor" || mode === "slow-baseline" || mode
 }
 const connections = Number(connectionsArg);
 const seconds = Number(secondsArg);
-const body = chatBody(mode);
-const doorMode = mode === "messages" || mode === "responses2";
+// The modes that measure two of the gateway's own requests against each other, not it against the baseline.
+const doorMode = mode === "messages" || mode === "responses2" || mode === "doors" || mode === "allowlist";
+const body = doorMode ? "" : chatBody(mode);
 
 const database = await freshDatabase(dialect, "gw_bench_cell");
 const upstream = await startServer([process.execPath, new URL("./fake-upstream.ts", import.meta.url).pathname], {}, 0);
@@ -49,33 +54,39 @@ const env = {
   DATABASE_URL: database.url, OPENAI_BASE_URL: `${upstream.url}/v1`, OPENAI_API_KEY: "bench", SWEEP_INTERVAL_MS: "30000",
   META_BASE_URL: `${upstream.url}/v1`, META_API_KEY: "bench",
 };
-const { keys, keysFile } = await prepareAccounts(env, 100, binary);
+const { keys, emails, keysFile } = await prepareAccounts(env, 100, binary);
 // As `make bench` does: Postgres on the load generator's core, so that the gateway's is its own.
 const postgresPinned = dialect === "postgres" && pinUser("postgres", "0");
 const gateway = await startServer([...gatewayCmd, "serve", "--port", "0"], env, 1);
 console.log(`gateway pid ${gateway.pid}`);
 const bodies = mode === "responses2" ? await turnTwoBodies(gateway.url, keys) : undefined;
-const wrkEnv = (cellMode: Mode) => ({
-  BENCH_KEYS: keysFile, BENCH_BODY: chatBody(cellMode), BENCH_PATH: pathOf(cellMode), ...(cellMode === "responses2" && bodies ? { BENCH_BODIES: bodies } : {}),
+// A second key for each account, held to the benchmark's model and to loopback.
+const restrictedKeys = mode === "allowlist" ? await restrictedKeysFile(env, emails, binary) : undefined;
+const wrkEnv = (cellMode: Mode, keys = keysFile) => ({
+  BENCH_KEYS: keys, BENCH_BODY: chatBody(cellMode), BENCH_PATH: pathOf(cellMode), ...(cellMode === "responses2" && bodies ? { BENCH_BODIES: bodies } : {}),
 });
-// Each side: its name, its server and the request it is sent.
-const sides = mode === "messages"
-  ? ([["chat", gateway, "stream"], ["messages", gateway, "messages"]] as const)
+// Each side: its name, its server, the request it is sent and the keys it is sent with.
+const sides: (readonly [string, typeof gateway, Mode, string?])[] = mode === "messages"
+  ? [["chat", gateway, "stream"], ["messages", gateway, "messages"]]
   : mode === "responses2"
-    ? ([["turn 1", gateway, "responses"], ["turn 2", gateway, "responses2"]] as const)
-    : ([["baseline", baseline, mode], ["gateway", gateway, mode]] as const);
+    ? [["turn 1", gateway, "responses"], ["turn 2", gateway, "responses2"]]
+    : mode === "doors"
+      ? [["chat", gateway, "json"], ["responses", gateway, "responses"]]
+      : mode === "allowlist"
+        ? [["plain", gateway, "json"], ["allowlist", gateway, "json", restrictedKeys]]
+        : [["baseline", baseline, mode], ["gateway", gateway, mode]];
 try {
-  for (const [, server, cellMode] of sides) await wrk(`${server.url}${pathOf(cellMode)}`, 4, 1, 0, wrkEnv(cellMode));
+  for (const [, server, cellMode, keys] of sides) await wrk(`${server.url}${pathOf(cellMode)}`, 4, 1, 0, wrkEnv(cellMode, keys));
   for (let run = 0; run < 2; run++) {
-    for (const [name, server, cellMode] of sides) {
+    for (const [name, server, cellMode, keys] of sides) {
       const before = cpuMicros(server.pid);
       const threadsBefore = threadMicros(server.pid);
-      const result = await wrk(`${server.url}${pathOf(cellMode)}`, connections, seconds, 0, wrkEnv(cellMode));
+      const result = await wrk(`${server.url}${pathOf(cellMode)}`, connections, seconds, 0, wrkEnv(cellMode, keys));
       const cpu = (cpuMicros(server.pid) - before) / result.requests;
-      console.log(`${name.padEnd(8)} ${dialect} ${mode} c=${connections}: ${result.rps.toFixed(0)} req/s, p50 ${result.p50.toFixed(3)} ms, ${cpu.toFixed(1)} µs CPU/req, ${result.failures} failed`);
+      console.log(`${name.padEnd(9)} ${dialect} ${mode} c=${connections}: ${result.rps.toFixed(0)} req/s, p50 ${result.p50.toFixed(3)} ms, ${cpu.toFixed(1)} µs CPU/req, ${result.failures} failed`);
       // A profile sees the JavaScript thread only: the split by thread shows the rest.
       const threads = threadsSpent(threadsBefore, threadMicros(server.pid)).map(([thread, micros]) => `${thread} ${(micros / result.requests).toFixed(1)}`);
-      console.log(`${"".padEnd(8)} by thread, µs/req: ${threads.join(", ")}`);
+      console.log(`${"".padEnd(9)} by thread, µs/req: ${threads.join(", ")}`);
     }
   }
   if (mode !== "json" && !doorMode) {

@@ -18,15 +18,16 @@ export type Mode = "json" | "stream" | "stream200" | "messages" | "responses" | 
 export const BINARY = new URL("../dist/gateway", import.meta.url).pathname;
 export const PG_SERVER = process.env.BENCH_POSTGRES_URL ?? "postgres://postgres@127.0.0.1:5432/test";
 
+const BENCH_MODEL = "gpt-4.1-nano";
 const request = (extra: object) =>
-  JSON.stringify({ model: "gpt-4.1-nano", messages: [{ role: "user", content: "Say hello in twenty words." }], max_tokens: 32, ...extra });
+  JSON.stringify({ model: BENCH_MODEL, messages: [{ role: "user", content: "Say hello in twenty words." }], max_tokens: 32, ...extra });
 // A translated model (Meta's, pointed at the fake upstream): the turn is a chat call upstream.
 const RESPONSES_TURN = JSON.stringify({ model: "llama-4-scout", input: "Say hello in twenty words.", max_output_tokens: 32 });
 const BODIES: Record<Mode, string> = {
   json: request({}),
   stream: request({ stream: true }),
   stream200: request({ stream: true, max_tokens: 320 }),
-  messages: JSON.stringify({ model: "gpt-4.1-nano", max_tokens: 32, messages: [{ role: "user", content: "Say hello in twenty words." }], stream: true }),
+  messages: JSON.stringify({ model: BENCH_MODEL, max_tokens: 32, messages: [{ role: "user", content: "Say hello in twenty words." }], stream: true }),
   responses: RESPONSES_TURN,
   // Each key's own: read from the file `turnTwoBodies` writes.
   responses2: RESPONSES_TURN,
@@ -84,9 +85,24 @@ export async function prepareAccounts(
     await gatewayCli(["users", "create", "--email", email, "--credits", "100000", "--json"], env, binary);
     keys.push(JSON.parse(await gatewayCli(["keys", "create", "--email", email, "--name", "bench", "--json"], env, binary)).key);
   }
+  return { keys, emails, keysFile: writeKeysFile(keys) };
+}
+
+/** Keys in a file, one per line, for wrk's script to rotate through. */
+function writeKeysFile(keys: string[]): string {
   const keysFile = join(mkdtempSync(join(tmpdir(), "gateway-bench-keys-")), "keys.txt");
   writeFileSync(keysFile, `${keys.join("\n")}\n`);
-  return { keys, emails, keysFile };
+  return keysFile;
+}
+
+/** A second key for each of `emails`, allowed only the benchmark's chat model and only from loopback; the file of them. */
+export async function restrictedKeysFile(env: Record<string, string>, emails: string[], binary = BINARY): Promise<string> {
+  const keys: string[] = [];
+  for (const email of emails) {
+    const args = ["keys", "create", "--email", email, "--name", "bench-restricted", "--models", BENCH_MODEL, "--ips", "127.0.0.1/32", "--json"];
+    keys.push(JSON.parse(await gatewayCli(args, env, binary)).key);
+  }
+  return writeKeysFile(keys);
 }
 
 export async function postgresReachable(): Promise<boolean> {
