@@ -2,7 +2,7 @@
 //   bun bench/cell.ts [sqlite|postgres] [json|stream|stream200|messages|responses2|doors|allowlist] [connections] [seconds]
 //   (messages: the gateway's /v1/messages stream against its own chat stream, in turn;
 //   responses2: a Responses second turn by previous_response_id against a first turn;
-//   doors: a stored Responses first turn against a chat request, both not streamed;
+//   doors: a Responses first turn, stored and with store: false, against a chat request, none streamed;
 //   allowlist: chat requests with keys that have a model and an address allowlist against
 //   the same requests with plain keys)
 //   bun bench/cell.ts sqlite slow          (the slow-stream cell, bench/slow-streams.ts)
@@ -71,7 +71,7 @@ const sides: (readonly [string, typeof gateway, Mode, string?])[] = mode === "me
   : mode === "responses2"
     ? [["turn 1", gateway, "responses"], ["turn 2", gateway, "responses2"]]
     : mode === "doors"
-      ? [["chat", gateway, "json"], ["responses", gateway, "responses"]]
+      ? [["chat", gateway, "json"], ["responses", gateway, "responses"], ["unstored", gateway, "unstored"]]
       : mode === "allowlist"
         ? [["plain", gateway, "json"], ["allowlist", gateway, "json", restrictedKeys]]
         : [["baseline", baseline, mode], ["gateway", gateway, mode]];

@@ -13,7 +13,7 @@ export type Dialect = "sqlite" | "postgres";
  * and a Responses API turn (translated, stored), first of its conversation or second
  * (`previous_response_id`, one body per key: `turnTwoBodies`).
  */
-export type Mode = "json" | "stream" | "stream200" | "messages" | "responses" | "responses2";
+export type Mode = "json" | "stream" | "stream200" | "messages" | "responses" | "responses2" | "unstored";
 
 export const BINARY = new URL("../dist/gateway", import.meta.url).pathname;
 export const PG_SERVER = process.env.BENCH_POSTGRES_URL ?? "postgres://postgres@127.0.0.1:5432/test";
@@ -29,13 +29,15 @@ const BODIES: Record<Mode, string> = {
   stream200: request({ stream: true, max_tokens: 320 }),
   messages: JSON.stringify({ model: BENCH_MODEL, max_tokens: 32, messages: [{ role: "user", content: "Say hello in twenty words." }], stream: true }),
   responses: RESPONSES_TURN,
+  // The same turn, not kept: the door's own cost without the storing.
+  unstored: JSON.stringify({ ...JSON.parse(RESPONSES_TURN), store: false }),
   // Each key's own: read from the file `turnTwoBodies` writes.
   responses2: RESPONSES_TURN,
 };
 export const chatBody = (mode: Mode) => BODIES[mode];
 /** The gateway's path for a mode's request. */
 export const pathOf = (mode: Mode) =>
-  mode === "messages" ? "/v1/messages" : mode === "responses" || mode === "responses2" ? "/v1/responses" : "/v1/chat/completions";
+  mode === "messages" ? "/v1/messages" : mode === "responses" || mode === "responses2" || mode === "unstored" ? "/v1/responses" : "/v1/chat/completions";
 
 /**
  * A second turn for each key: its first turn sent once through the gateway at `url`, then a body
