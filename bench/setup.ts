@@ -10,8 +10,8 @@ export type Dialect = "sqlite" | "postgres";
 /**
  * Non-streaming; streams of 20 content chunks; streams of 200 (the fake upstream answers 320 max
  * tokens so); the 20-chunk stream asked through `/v1/messages` (Anthropic's API, translated);
- * and a Responses API turn (translated, stored), first of its conversation or second
- * (`previous_response_id`, one body per key: `turnTwoBodies`).
+ * a Responses API turn (translated, stored), first of its conversation or second
+ * (`previous_response_id`, one body per key: `turnTwoBodies`); and a first turn not stored.
  */
 export type Mode = "json" | "stream" | "stream200" | "messages" | "responses" | "responses2" | "unstored";
 

@@ -149,7 +149,7 @@ function chunkAsIs(read: Uint8Array, start: number, end: number, model: Model): 
   return true;
 }
 
-/** The events at the head of a read (from where it was asked to start) that `relayedReadAsIs` passed on: their bytes, and how many. */
+/** The events that `relayedReadAsIs` passed on from where it was asked to start: their bytes, and how many. */
 export interface AsIs {
   /** Lent: the next call of `relayedReadAsIs` (or `relayedAsIs`) overwrites them, so they are written or copied before it. */
   bytes: Uint8Array;
@@ -160,8 +160,9 @@ export interface AsIs {
 
 /**
  * The events of a read of whole events (`StreamRead.bytes`) as the client gets them, from the
- * one at byte `from` (the first, unless the relay took some itself) up to one that needs `readChunk`: each is one `data: ` line holding a chunk that
- * `chunkAsIs` can pass on. The relay parses the rest. Most reads of a stream are all such, and
+ * one at byte `from` (the first, unless the relay took some itself) up to one that needs
+ * `readChunk`: each is one `data: ` line holding a chunk that `chunkAsIs` can pass on. The
+ * relay parses the rest. Most reads of a stream are all such, and
  * neither decoding them nor parsing and stringifying their JSON was most of the relay's cost
  * and garbage per chunk.
  */
