@@ -3,6 +3,7 @@
 // removing what retention and deleted accounts leave.
 import { expect, test } from "bun:test";
 import { MAX_CHAIN_TURNS, storedTurn } from "../../src/core/responses/stored.ts";
+import { exec, rows } from "../../src/db/sql.ts";
 import { describeEachDialect } from "../support/databases.ts";
 import { useStore } from "../support/store.ts";
 
@@ -53,6 +54,28 @@ describeEachDialect("the stored responses store", (dialect) => {
     expect(found).toEqual(new Map<string, unknown>([["msg_resp_i1", answer("msg_resp_i1", "hi")], ["msg_i1_0", say("hello")]]) as never);
     const page = await store.responseInputItems(account, "resp_i1", NOW + 1, { limit: 20, order: "desc" });
     expect(page).toEqual({ items: [{ id: "msg_i1_0", ...say("hello") }], hasMore: false });
+  });
+
+  test("a response reads back as saved, its output kept once (as items), in many rows' inserts", async () => {
+    const { db, store } = opened();
+    const account = crypto.randomUUID();
+    const said = Array.from({ length: 70 }, (_, i) => say(`line ${i}`));
+    const output = [answer("msg_out_a", "one"), answer("msg_out_b", "two")];
+    const response = { id: "resp_many", object: "response", status: "completed", output, usage: { input_tokens: 3 } };
+    await store.saveResponse(storedTurn(account, response, said, { model: "m", input: said as never }, NOW, DAY));
+    expect(await store.storedResponse(account, "resp_many", NOW + 1)).toEqual(response);
+    const [row] = await db.run(rows("SELECT body FROM stored_responses WHERE id = ?", "resp_many"));
+    expect(JSON.parse(String(row!.body)).output).toEqual([]);
+    const chain = await store.responseChain(account, "resp_many", NOW + 1, MAX_CHAIN_TURNS);
+    expect(chain!.items).toEqual([...said, ...output]);
+    const last = await store.responseInputItems(account, "resp_many", NOW + 1, { limit: 100, order: "asc" });
+    expect(last!.items.map((item) => item.content)).toEqual(said.map((item) => item.content));
+    // A response stored with its output inside its row reads back with that output.
+    await db.transaction(exec(
+      "INSERT INTO stored_responses (id, account_id, previous_response_id, body, created_at, expires_at) VALUES (?, ?, ?, ?, ?, ?)",
+      "resp_whole", account, null, JSON.stringify({ ...response, id: "resp_whole" }), NOW, NOW + DAY,
+    ));
+    expect(await store.storedResponse(account, "resp_whole", NOW + 1)).toEqual({ ...response, id: "resp_whole" });
   });
 
   test("expired state is not read, and the sweeper removes it and a deleted account's", async () => {

@@ -71,8 +71,13 @@ export const lookable = (id: string): boolean => id.length > 0 && id.length <= 2
 const previousNotFound = (id: string) =>
   new AppError("invalid_request_error", `Previous response with id '${id}' not found.`, { param: "previous_response_id", code: "previous_response_not_found" });
 
-/** A new response's id: the gateway's own, so that no provider's id (or a fake's) can collide in the store. */
-export const newResponseId = (): string => `resp_${crypto.randomUUID().replaceAll("-", "")}`;
+/**
+ * A new response's id: the gateway's own, so that no provider's id (or a fake's) can collide in
+ * the store. Time-ordered (UUIDv7), so that its rows and its items' land at the end of their
+ * indexes instead of on a random page each (74 random bits remain; an id is only ever looked up
+ * within its account).
+ */
+export const newResponseId = (): string => `resp_${Bun.randomUUIDv7().replaceAll("-", "")}`;
 
 /**
  * An item under its own id, or (an input item sent without one) an id of the gateway's, kept

@@ -82,34 +82,53 @@ function* storedItems(accountId: string, itemIds: readonly string[], now: number
   return found;
 }
 
+// Rows per INSERT: one statement costs more than a row, and a bounded count keeps the number of
+// statement texts (each prepared and cached) small and the parameters under SQLite's limit.
+const ITEMS_PER_INSERT = 32;
+
+/**
+ * The response's output is kept once, as its items: the response row keeps `output: []` in its
+ * place (so that the fields keep their order) and `storedResponse` puts the items back.
+ */
 function* saveResponse(r: NewStoredResponse): Work<void> {
   yield* exec(
     "INSERT INTO stored_responses (id, account_id, previous_response_id, body, created_at, expires_at) VALUES (?, ?, ?, ?, ?, ?)",
-    r.response.id, r.accountId, r.previousResponseId, JSON.stringify(r.response), r.createdAt, r.expiresAt,
+    r.response.id, r.accountId, r.previousResponseId, JSON.stringify({ ...r.response, output: [] }), r.createdAt, r.expiresAt,
   );
   const items = [...r.input.map((stored) => ["input", stored] as const), ...r.output.map((stored) => ["output", stored] as const)];
-  for (const [position, [kind, stored]] of items.entries()) {
+  for (let start = 0; start < items.length; start += ITEMS_PER_INSERT) {
+    const chunk = items.slice(start, start + ITEMS_PER_INSERT);
     yield* exec(
-      "INSERT INTO response_items (response_id, position, account_id, item_id, kind, body) VALUES (?, ?, ?, ?, ?, ?)",
-      r.response.id, position, r.accountId, stored.id, kind, JSON.stringify(stored.item),
+      `INSERT INTO response_items (response_id, position, account_id, item_id, kind, body) VALUES ${chunk.map(() => "(?, ?, ?, ?, ?, ?)").join(", ")}`,
+      ...chunk.flatMap(([kind, stored], index) => [r.response.id, start + index, r.accountId, stored.id, kind, JSON.stringify(stored.item)]),
     );
   }
 }
 
 function* storedResponse(accountId: string, responseId: string, now: number): Work<Fields | null> {
   const row = yield* first("SELECT body FROM stored_responses WHERE id = ? AND account_id = ? AND expires_at > ?", responseId, accountId, now);
-  return row ? parsed(row.body) : null;
+  if (!row) return null;
+  const response = parsed(row.body);
+  // A response stored with its output inside (before the output was kept once) keeps it there.
+  if (Array.isArray(response.output) && response.output.length === 0) {
+    const outputs = yield* rows("SELECT body FROM response_items WHERE response_id = ? AND kind = 'output' ORDER BY position", responseId);
+    response.output = outputs.map((item) => parsed(item.body));
+  }
+  return response;
 }
 
+const owned = (accountId: string, responseId: string, now: number): Work<Row | undefined> =>
+  first("SELECT 1 FROM stored_responses WHERE id = ? AND account_id = ? AND expires_at > ?", responseId, accountId, now);
+
 function* deleteStoredResponse(accountId: string, responseId: string, now: number): Work<boolean> {
-  if (!(yield* storedResponse(accountId, responseId, now))) return false;
+  if (!(yield* owned(accountId, responseId, now))) return false;
   yield* exec("DELETE FROM response_items WHERE response_id = ?", responseId);
   yield* exec("DELETE FROM stored_responses WHERE id = ?", responseId);
   return true;
 }
 
 function* responseInputItems(accountId: string, responseId: string, now: number, page: ItemsPage): Work<{ items: Fields[]; hasMore: boolean } | null> {
-  if (!(yield* storedResponse(accountId, responseId, now))) return null;
+  if (!(yield* owned(accountId, responseId, now))) return null;
   const direction = page.order === "asc" ? "ASC" : "DESC";
   const inputs = yield* rows(`SELECT item_id, position, body FROM response_items WHERE response_id = ? AND kind = 'input' ORDER BY position ${direction}`, responseId);
   // A response has at most a few hundred input items: paged here rather than by a keyset.
