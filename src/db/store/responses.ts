@@ -82,27 +82,48 @@ function* storedItems(accountId: string, itemIds: readonly string[], now: number
   return found;
 }
 
-// Rows per INSERT: one statement costs more than a row, and a bounded count keeps the number of
-// statement texts (each prepared and cached) small and the parameters under SQLite's limit.
-const ITEMS_PER_INSERT = 32;
+const INSERT_RESPONSE = "INSERT INTO stored_responses (id, account_id, previous_response_id, body, created_at, expires_at) VALUES (?, ?, ?, ?, ?, ?)";
 
 /**
- * The response's output is kept once, as its items: the response row keeps `output: []` in its
- * place (so that the fields keep their order) and `storedResponse` puts the items back.
+ * The response row's values, then its items' (input, then output). The output is kept once, as
+ * its items: the row keeps `output: []` in its place (so that the fields keep their order) and
+ * `storedResponse` puts the items back.
  */
-function* saveResponse(r: NewStoredResponse): Work<void> {
-  yield* exec(
-    "INSERT INTO stored_responses (id, account_id, previous_response_id, body, created_at, expires_at) VALUES (?, ?, ?, ?, ?, ?)",
-    r.response.id, r.accountId, r.previousResponseId, JSON.stringify({ ...r.response, output: [] }), r.createdAt, r.expiresAt,
-  );
-  const items = [...r.input.map((stored) => ["input", stored] as const), ...r.output.map((stored) => ["output", stored] as const)];
+function rowsOf(r: NewStoredResponse) {
+  const response = [r.response.id, r.accountId, r.previousResponseId, JSON.stringify({ ...r.response, output: [] }), r.createdAt, r.expiresAt];
+  const items = [
+    ...r.input.map((stored) => ({ kind: "input", id: stored.id, body: JSON.stringify(stored.item) })),
+    ...r.output.map((stored) => ({ kind: "output", id: stored.id, body: JSON.stringify(stored.item) })),
+  ];
+  return { response, items };
+}
+
+// Rows per INSERT on SQLite: one statement costs more than a row, and a bounded count keeps the
+// number of statement texts (each prepared and cached) small and the parameters under the limit.
+const ITEMS_PER_INSERT = 32;
+
+function* saveResponseByChunks(r: NewStoredResponse): Work<void> {
+  const { response, items } = rowsOf(r);
+  yield* exec(INSERT_RESPONSE, ...response);
   for (let start = 0; start < items.length; start += ITEMS_PER_INSERT) {
     const chunk = items.slice(start, start + ITEMS_PER_INSERT);
     yield* exec(
       `INSERT INTO response_items (response_id, position, account_id, item_id, kind, body) VALUES ${chunk.map(() => "(?, ?, ?, ?, ?, ?)").join(", ")}`,
-      ...chunk.flatMap(([kind, stored], index) => [r.response.id, start + index, r.accountId, stored.id, kind, JSON.stringify(stored.item)]),
+      ...chunk.flatMap((item, index) => [r.response.id, start + index, r.accountId, item.id, item.kind, item.body]),
     );
   }
+}
+
+/** Postgres: the row and all its items in one statement, so one round trip and no transaction around it. */
+function* saveResponseAtOnce(r: NewStoredResponse): Work<void> {
+  const { response, items } = rowsOf(r);
+  yield* exec(
+    `WITH response AS (${INSERT_RESPONSE})
+     INSERT INTO response_items (response_id, position, account_id, item_id, kind, body)
+     SELECT ?, i.position, ?, i.item_id, i.kind, i.body FROM unnest(?::bigint[], ?::text[], ?::text[], ?::text[]) AS i(position, item_id, kind, body)`,
+    ...response, r.response.id, r.accountId,
+    items.map((_, position) => position), items.map((item) => item.id), items.map((item) => item.kind), items.map((item) => item.body),
+  );
 }
 
 function* storedResponse(accountId: string, responseId: string, now: number): Work<Fields | null> {
@@ -166,7 +187,7 @@ export const responsesStore = (db: Database): ResponsesStore => ({
   responseChain: (accountId, responseId, now, maxTurns) =>
     db.run((db.dialect === "sqlite" ? responseChainByLinks : responseChainAtOnce)(accountId, responseId, now, maxTurns)),
   storedItems: (accountId, itemIds, now) => db.run(storedItems(accountId, itemIds, now)),
-  saveResponse: (response) => db.transaction(saveResponse(response)),
+  saveResponse: (response) => (db.dialect === "sqlite" ? db.transaction(saveResponseByChunks(response)) : db.run(saveResponseAtOnce(response))),
   storedResponse: (accountId, responseId, now) => db.run(storedResponse(accountId, responseId, now)),
   deleteStoredResponse: (accountId, responseId, now) => db.transaction(deleteStoredResponse(accountId, responseId, now)),
   responseInputItems: (accountId, responseId, now, page) => db.run(responseInputItems(accountId, responseId, now, page)),
