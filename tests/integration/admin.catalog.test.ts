@@ -90,6 +90,12 @@ describeEachDialect("the console's catalog and figures", (dialect) => {
       await insertUsageLog(db, { accountId: id, createdAt: today + 2, model: "gpt-4o", costNanos: 0n, latencyMs: 301, status: "error" });
       await insertUsageLog(db, { accountId: id, createdAt: today - DAY_MS, model: "gpt-5", costNanos: 5n, latencyMs: 50 });
       await insertUsageLog(db, { accountId: id, createdAt: today - DAY_MS, model: "llama-4-scout", costNanos: 3n, latencyMs: 70 });
+      // The window's first instant, in a row as earlier versions wrote it (its id minted a moment
+      // after its created_at), counts; the instant before, with its id a moment after, does not.
+      const firstDay = today - 6 * DAY_MS;
+      await insertUsageLog(db, { accountId: id, createdAt: firstDay, id: Bun.randomUUIDv7("hex", firstDay + 5), model: "gpt-5", costNanos: 1n, latencyMs: 50 });
+      await insertUsageLog(db, { accountId: id, createdAt: firstDay - 1, id: Bun.randomUUIDv7("hex", firstDay + 5), model: "gpt-5", costNanos: 100n });
+      await insertUsageLog(db, { accountId: id, createdAt: firstDay - DAY_MS, model: "gpt-5", costNanos: 100n });
       await db.run(exec(
         `INSERT INTO reservations (id, account_id, key_id, model, requested_model, amount_nanos, created_at, lease_expires_at)
          VALUES (?, ?, 'k', 'gpt-4o', 'gpt-4o', 1, ?, ?)`, Bun.randomUUIDv7(), id, today, Date.now() + 60_000,
@@ -101,14 +107,14 @@ describeEachDialect("the console's catalog and figures", (dialect) => {
         { date: new Date(today - DAY_MS).toISOString().slice(0, 10), soldUsd: "0.000000000", grantedUsd: "1.000000000", spentUsd: "0.000000008", requests: 2, errors: 0 },
         { date: new Date(today).toISOString().slice(0, 10), soldUsd: "30.000000000", grantedUsd: "0.000000000", spentUsd: "0.000000007", requests: 2, errors: 1 },
       ]);
-      expect(stats.daily[0]).toMatchObject({ soldUsd: "0.000000000", requests: 0 });
+      expect(stats.daily[0]).toMatchObject({ soldUsd: "0.000000000", spentUsd: "0.000000001", requests: 1 });
       expect(stats.models).toEqual([
         { model: "gpt-4o", spendUsd: "0.000000007", requests: 2, errors: 1, avgLatencyMs: 201 },
-        { model: "gpt-5", spendUsd: "0.000000005", requests: 1, errors: 0, avgLatencyMs: 50 },
+        { model: "gpt-5", spendUsd: "0.000000006", requests: 2, errors: 0, avgLatencyMs: 50 },
         { model: "llama-4-scout", spendUsd: "0.000000003", requests: 1, errors: 0, avgLatencyMs: 70 },
       ]);
       expect(stats.providers).toEqual([
-        { provider: "openai", spendUsd: "0.000000012", requests: 3, errors: 1, avgLatencyMs: 150 },
+        { provider: "openai", spendUsd: "0.000000013", requests: 4, errors: 1, avgLatencyMs: 125 },
         { provider: "meta", spendUsd: "0.000000003", requests: 1, errors: 0, avgLatencyMs: 70 },
       ]);
       expect(stats.inflight).toEqual({ requests: 1, models: [{ model: "gpt-4o", requests: 1 }] });

@@ -1,6 +1,7 @@
 // Writes usage_logs rows the way the chat path does, so the export can be tested on its own.
 import type { Database } from "../../src/db/database.ts";
 import { exec } from "../../src/db/sql.ts";
+import { usageLogId } from "../../src/db/store/billing/usage-log.ts";
 
 export interface UsageLogSeed {
   accountId: string;
@@ -20,7 +21,7 @@ export interface UsageLogSeed {
 }
 
 export async function insertUsageLog(db: Database, seed: UsageLogSeed): Promise<string> {
-  const id = seed.id ?? Bun.randomUUIDv7();
+  const id = seed.id ?? usageLogId(seed.createdAt);
   await db.run(
     exec(
       `INSERT INTO usage_logs (id, account_id, key_id, created_at, model, requested_model, prompt_tokens, completion_tokens,

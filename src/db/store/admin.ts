@@ -9,6 +9,7 @@ import { accounts, ledgerEntries, reservations, usageLogs } from "../schema/sqli
 import { big, int, type Work } from "../sql.ts";
 import { build, query, records, utcDay } from "../typed.ts";
 import { appendLedger } from "./accounts/records.ts";
+import { usageSince } from "./billing/usage-log.ts";
 import { recordAudit } from "./accounts/audit.ts";
 import { updateModel } from "./models.ts";
 import { toAccount } from "./rows.ts";
@@ -59,13 +60,13 @@ const usageTotals = {
 
 function* usageByDay(since: number): Work<DayUsage[]> {
   const found = yield* query(build.select({ day: utcDay(usageLogs.createdAt).as("day"), ...usageTotals }).from(usageLogs)
-    .where(gte(usageLogs.createdAt, since)).groupBy(sql`day`).orderBy(sql`day`));
+    .where(usageSince(since)).groupBy(sql`day`).orderBy(sql`day`));
   return found.map((r) => ({ day: int(r.day), spend: nanos(big(r.spend)), requests: int(r.requests), errors: int(r.errors) }));
 }
 
 function* usageByModel(since: number): Work<ModelUsage[]> {
   const found = yield* query(build.select({ model: usageLogs.model, ...usageTotals, latency: sum(usageLogs.latencyMs).as("latency") })
-    .from(usageLogs).where(gte(usageLogs.createdAt, since)).groupBy(usageLogs.model));
+    .from(usageLogs).where(usageSince(since)).groupBy(usageLogs.model));
   return found.map((r) => ({
     model: String(r.model), spend: nanos(big(r.spend)), requests: int(r.requests), errors: int(r.errors), latencyMsTotal: int(r.latency),
   }));

@@ -3,7 +3,7 @@ import type { Settlement } from "../../../core/store.ts";
 import { dayMinuteOf, minuteOf } from "../../../core/billing/hour-window.ts";
 import { big, rows, type Work } from "../../sql.ts";
 import { queueBalanceLow } from "../webhooks.ts";
-import { INSERT_USAGE_LOG } from "./usage-log.ts";
+import { INSERT_USAGE_LOG, usageLogId } from "./usage-log.ts";
 
 /**
  * Postgres: one settlement in one statement, as `settleMany` settles a batch, for when it is
@@ -68,7 +68,7 @@ const SETTLE_ALONE = `WITH taken AS (
 export function* settleAlone(s: Settlement): Work<{ balance: Nanos } | null> {
   const [settled] = yield* rows(
     SETTLE_ALONE,
-    s.reservationId, s.accountId, s.keyId, s.cost, s.now, minuteOf(s.now), Bun.randomUUIDv7(), Bun.randomUUIDv7(), Bun.randomUUIDv7(),
+    s.reservationId, s.accountId, s.keyId, s.cost, s.now, minuteOf(s.now), Bun.randomUUIDv7(), Bun.randomUUIDv7(), usageLogId(s.now),
     s.model, s.requestedModel, s.promptTokens, s.completionTokens, s.latencyMs, s.cachedTokens ?? 0, s.saved ?? 0n, dayMinuteOf(s.now),
   );
   return settled ? { balance: nanos(big(settled.after)) } : null;

@@ -6,7 +6,7 @@ import { big, first, rows, type Work } from "../../sql.ts";
 import { AlreadyCharged, settle } from "./settle.ts";
 import { settleAlone } from "./settle-alone.ts";
 import { queueBalanceLow } from "../webhooks.ts";
-import { INSERT_USAGE_LOG } from "./usage-log.ts";
+import { INSERT_USAGE_LOG, usageLogId } from "./usage-log.ts";
 
 /** A settlement's outcome in a batch: the balance after its charge, or null when it was already charged. */
 type Settled = { balance: Nanos } | null;
@@ -126,7 +126,7 @@ export function* settleMany(items: Settlement[]): Work<Settled[]> {
     firsts.map((s) => s.keyId),
     firsts.map((s) => s.cost),
     firsts.map(() => Bun.randomUUIDv7()),
-    firsts.map(() => Bun.randomUUIDv7()),
+    firsts.map((s) => usageLogId(s.now)),
     firsts.map(() => Bun.randomUUIDv7()),
     firsts.map((s) => s.model),
     firsts.map((s) => s.requestedModel),

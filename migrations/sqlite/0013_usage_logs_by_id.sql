@@ -1,0 +1,1 @@
+DROP INDEX `usage_logs_created_idx`;
