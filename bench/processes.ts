@@ -1,5 +1,5 @@
 // Starting, pinning and measuring the processes of a benchmark run, all on 127.0.0.1.
-import { readFileSync } from "node:fs";
+import { appendFileSync, readFileSync } from "node:fs";
 import { chatBody, type Mode } from "./setup.ts";
 
 export interface Server {
@@ -22,10 +22,14 @@ export async function startServer(cmd: string[], env: Record<string, string>, co
     const timer = setTimeout(() => reject(new Error(`${cmd.join(" ")} did not start within 15 s`)), 15_000);
     // Once the server has said where it listens, its output (a log line per request) is only
     // drained: parsing it would take CPU from the cores being measured.
+    // BENCH_SERVER_STDERR=<file> keeps each server's standard error there (what the JIT reports
+    // under BUN_JSC_reportCompileTimes=true, say).
     let listening = false;
-    const watch = async (stream: ReadableStream<Uint8Array>) => {
+    const keepTo = process.env.BENCH_SERVER_STDERR;
+    const watch = async (stream: ReadableStream<Uint8Array>, keep = false) => {
       let buffered = "";
       for await (const chunk of stream) {
+        if (keep && keepTo) appendFileSync(keepTo, chunk);
         if (listening) continue;
         buffered += new TextDecoder().decode(chunk);
         for (const line of buffered.split("\n")) {
@@ -45,7 +49,7 @@ export async function startServer(cmd: string[], env: Record<string, string>, co
       }
     };
     void watch(proc.stdout);
-    void watch(proc.stderr);
+    void watch(proc.stderr, true);
     void proc.exited.then((code) => reject(new Error(`${cmd.join(" ")} exited with ${code} before listening`)));
   });
   return {
