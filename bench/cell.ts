@@ -1,10 +1,12 @@
 // One cell of the benchmark, for profiling between full `make bench` runs:
-//   bun bench/cell.ts [sqlite|postgres] [json|stream|stream200|messages|responses2|doors|allowlist] [connections] [seconds]
+//   bun bench/cell.ts [sqlite|postgres] [json|stream|stream200|messages|responses2|doors|allowlist|floor] [connections] [seconds]
 //   (messages: the gateway's /v1/messages stream against its own chat stream, in turn;
 //   responses2: a Responses second turn by previous_response_id against a first turn;
 //   doors: a Responses first turn, stored and with store: false, against a chat request, none streamed;
 //   allowlist: chat requests with keys that have a model and an address allowlist against
-//   the same requests with plain keys)
+//   the same requests with plain keys;
+//   floor: chat JSON requests to bench/ledger-relay.ts, the floor program, against the gateway's;
+//   under GATEWAY_BUN_FLAGS both take the flags, so that both are profiled)
 //   bun bench/cell.ts sqlite slow          (the slow-stream cell, bench/slow-streams.ts)
 //   bun bench/cell.ts sqlite slow-floor    (the same cell against bench/chunk-relay.ts)
 //   bun bench/cell.ts sqlite slow-baseline (the same cell against bench/baseline-proxy.ts)
@@ -24,7 +26,7 @@ import { BINARY, chatBody, freshDatabase, pathOf, prepareAccounts, restrictedKey
 import { slowStreams } from "./slow-streams.ts";
 import { threadMicros, threadsSpent } from "./thread-cpu.ts";
 
-type CellMode = Mode | "doors" | "allowlist" | "slow" | "slow-floor" | "slow-baseline" | "slow-ledger";
+type CellMode = Mode | "doors" | "allowlist" | "floor" | "slow" | "slow-floor" | "slow-baseline" | "slow-ledger";
 const [dialect = "sqlite", mode = "json", connectionsArg = "64", secondsArg = "3"] = process.argv.slice(2) as [Dialect?, CellMode?, string?, string?];
 const bunFlags = process.env.GATEWAY_BUN_FLAGS;
 const tree = process.env.GATEWAY_TREE ?? new URL("..", import.meta.url).pathname;
@@ -44,7 +46,7 @@ if (mode === "slow" || mode === "slow-floor" || mode === "slow-baseline" || mode
 const connections = Number(connectionsArg);
 const seconds = Number(secondsArg);
 // The modes that measure two of the gateway's own requests against each other, not it against the baseline.
-const doorMode = mode === "messages" || mode === "responses2" || mode === "doors" || mode === "allowlist";
+const doorMode = mode === "messages" || mode === "responses2" || mode === "doors" || mode === "allowlist" || mode === "floor";
 const body = doorMode ? "" : chatBody(mode);
 
 const database = await freshDatabase(dialect, "gw_bench_cell");
@@ -62,6 +64,9 @@ console.log(`gateway pid ${gateway.pid}`);
 const bodies = mode === "responses2" ? await turnTwoBodies(gateway.url, keys) : undefined;
 // A second key for each account, held to the benchmark's model and to loopback.
 const restrictedKeys = mode === "allowlist" ? await restrictedKeysFile(env, emails, binary) : undefined;
+const floor = mode === "floor"
+  ? await startServer([process.execPath, ...(bunFlags ?? "").split(" ").filter(Boolean), new URL("./ledger-relay.ts", import.meta.url).pathname], env, 1)
+  : undefined;
 const wrkEnv = (cellMode: Mode, keys = keysFile) => ({
   BENCH_KEYS: keys, BENCH_BODY: chatBody(cellMode), BENCH_PATH: pathOf(cellMode), ...(cellMode === "responses2" && bodies ? { BENCH_BODIES: bodies } : {}),
 });
@@ -74,7 +79,9 @@ const sides: (readonly [string, typeof gateway, Mode, string?])[] = mode === "me
       ? [["chat", gateway, "json"], ["responses", gateway, "responses"], ["unstored", gateway, "unstored"]]
       : mode === "allowlist"
         ? [["plain", gateway, "json"], ["allowlist", gateway, "json", restrictedKeys]]
-        : [["baseline", baseline, mode], ["gateway", gateway, mode]];
+        : floor
+          ? [["floor", floor, "json"], ["gateway", gateway, "json"]]
+          : [["baseline", baseline, mode as Mode], ["gateway", gateway, mode as Mode]];
 try {
   for (const [, server, cellMode, keys] of sides) await wrk(`${server.url}${pathOf(cellMode)}`, 4, 1, 0, wrkEnv(cellMode, keys));
   for (let run = 0; run < 2; run++) {
@@ -98,6 +105,7 @@ try {
 } finally {
   if (postgresPinned) pinUser("postgres", `0-${cpus().length - 1}`);
   await gateway.stop();
+  await floor?.stop();
   await baseline.stop();
   await upstream.stop();
   await database.drop();

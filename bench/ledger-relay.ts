@@ -84,3 +84,5 @@ const server = Bun.serve({
   },
 });
 console.log(JSON.stringify({ listening: `http://127.0.0.1:${server.port}` }));
+// Exits on SIGTERM (as the gateway does), so that a `--cpu-prof` run writes its profile.
+process.on("SIGTERM", () => process.exit(0));
