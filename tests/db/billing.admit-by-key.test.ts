@@ -135,24 +135,3 @@ describeEachDialect("admission that finds the key", (dialect) => {
     expect(await held(revoked)).toEqual({ reserved: 0n, open: 0 });
   });
 });
-
-describeEachDialect("admission with a key a door already found", (dialect) => {
-  const opened = useStore(dialect);
-  const admission = () => ({
-    model: "gpt-4.1-nano", requestedModel: "gpt-4.1-nano", amount: usd("0.01"), policy: policy(), leaseMs: 60_000, now: Date.now(),
-  });
-
-  test(dialect === "postgres" ? "still holds in the lookup's one statement" : "answers the key as found, without looking it up again", async () => {
-    const { store } = opened();
-    const holder = await fundedKey(store, "1");
-    const known = (await store.findKeyByHash(hashKey(holder.secret)))!;
-    if (dialect === "postgres") {
-      const { found, reservationId } = await store.admitByKey(hashKey(holder.secret), admission(), known);
-      expect(found?.key.id).toBe(holder.key.id);
-      expect(reservationId).toEqual(expect.any(String));
-      return;
-    }
-    // Asked with another key's hash, the answer is still the key it was given: nothing was looked up.
-    expect(await store.admitByKey(UNKNOWN, admission(), known)).toEqual({ found: known, reservationId: null });
-  });
-});

@@ -6,6 +6,7 @@ import { afterAll, expect, test } from "bun:test";
 import { generateText, jsonSchema, stepCountIs, streamText, tool, type ModelMessage } from "ai";
 import { createOpenAI } from "@ai-sdk/openai";
 import { MAX_CHAIN_TURNS, storedTurn } from "../../src/core/responses/stored.ts";
+import { generateKeySecret, hashKey, keyPrefix } from "../../src/core/keys/secret.ts";
 import { fundedKey } from "../support/accounts.ts";
 import { describeEachDialect } from "../support/databases.ts";
 import { startFakeResponsesProvider } from "../support/fake-responses.ts";
@@ -128,6 +129,34 @@ describeEachDialect("stored responses", (dialect) => {
     const account = (await gateway().store.getAccount(other.account.id))!;
     expect([account.balance, account.reserved, (await gateway().store.usageLogPage(other.account.id, null, 1)).length]).toEqual([FUNDED, 0n, 0] as never);
     expect((await client(gateway().url, owner.secret).responses.retrieve(mine.id)).id).toBe(mine.id);
+  });
+
+  test("a key that may not be used is told so when it continues its own conversation, before anything of the stored state", async () => {
+    const owner = await fundedKey(gateway().store, "5");
+    fake.script({ text: "Mine", usage: { input: 8, output: 1 } });
+    const mine = await client(gateway().url, owner.secret).responses.create({ model: TRANSLATED, input: "private" });
+    const refusal = async (secret: string, body: Fields) => {
+      const res = await postResponses(gateway().url, secret, { model: TRANSLATED, input: "again", ...body });
+      return [res.status, ((await readJson(res)) as { error: Fields }).error.type];
+    };
+    // Held to an address the client is not at: its own response, an unknown one and its own item, each 403.
+    const elsewhere = generateKeySecret();
+    await gateway().store.createKey({
+      accountId: owner.account.id, name: "office", prefix: keyPrefix(elsewhere), hash: hashKey(elsewhere), origin: "cli",
+      expiresAt: null, creditLimit: null, usdPerHour: null, requestsPerHour: null, now: Date.now(), allowedIps: ["198.51.100.0/24"],
+    });
+    const forwarded = fake.received.length;
+    for (const body of [{ previous_response_id: mine.id }, { previous_response_id: "resp_unknown" }, { input: [{ type: "item_reference", id: mine.output[0]!.id }] }]) {
+      expect(await refusal(elsewhere, body)).toEqual([403, "permission_error"]);
+    }
+    await gateway().store.revokeKey(owner.account.id, owner.key.id, Date.now());
+    for (const body of [{ previous_response_id: mine.id }, { previous_response_id: "resp_unknown" }]) {
+      expect(await refusal(owner.secret, body)).toEqual([401, "authentication_error"]);
+    }
+    expect(await refusal(generateKeySecret(), { previous_response_id: mine.id })).toEqual([401, "authentication_error"]);
+    expect(fake.received.length).toBe(forwarded);
+    const account = (await gateway().store.getAccount(owner.account.id))!;
+    expect(account.reserved).toBe(0n);
   });
 
   test(`a conversation longer than ${MAX_CHAIN_TURNS} turns is a clear 400, and nothing is reserved or forwarded`, async () => {

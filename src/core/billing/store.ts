@@ -57,11 +57,9 @@ export interface BillingStore {
    * (Postgres: one statement): only when the key may be used (`keyRefusal`), neither it nor its
    * account has limits of its own, and the balance and the concurrency limit have room. In
    * every other case nothing is held, and the caller authenticates what was found and asks
-   * `reserve`, which decides and words any refusal. `known`: the key as a door already found it;
-   * a store that would only look it up again answers it as found, one that admits with its
-   * lookup (Postgres) still does, since that saves the separate reservation's round trips.
+   * `reserve`, which decides and words any refusal.
    */
-  admitByKey(keyHash: string, admission: Admission, known?: Caller): Promise<KeyAdmission>;
+  admitByKey(keyHash: string, admission: Admission): Promise<KeyAdmission>;
   /**
    * Checks every limit and the balance under the account's lock and, when they pass, holds
    * `amount` in one transaction: two requests can never both pass on the same credit.

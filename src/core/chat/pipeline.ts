@@ -45,8 +45,6 @@ export interface ChatCall {
   controller?: AbortController;
   /** A stream whose client leaves is read to its end and charged (STREAM_DISCONNECT_POLICY=charge). */
   chargeWhenGone: boolean;
-  /** The key, already found and authenticated by a door that needed its account before admission. */
-  authenticated?: Caller;
   /** The client's address, as a key's IP allowlist judges it; asked only for a key that has one. */
   clientIp(): string;
 }
@@ -76,7 +74,7 @@ async function resolveModel(ports: ChatPorts, id: string): Promise<Model> {
  * Throws the key's 401 or 403 first, then the 403 of its allowlists.
  */
 async function admit(ports: ChatPorts, call: ChatCall, admission: Admission): Promise<{ caller: Caller; reservationId: string }> {
-  const { found, reservationId } = await ports.store.admitByKey(call.keyHash, admission, call.authenticated);
+  const { found, reservationId } = await ports.store.admitByKey(call.keyHash, admission);
   // A key with allowlists is never held for in the same round trip (`isRestricted`): what it may
   // do is judged here, before anything is reserved.
   const refusal = keyRefusal(found, call.startedAt) ?? accessRefusal((found as Caller).key, admission.model, call.clientIp);

@@ -41,6 +41,13 @@ export interface StoredChain {
   truncated: boolean;
 }
 
+/**
+ * Whose stored state a read is scoped to: an account, or the account that holds the API key of
+ * this hash (found in the same statement: a later turn reads its conversation before its
+ * admission, which judges the key, so that the key's lookup costs no round trip of its own).
+ */
+export type Owner = { accountId: string } | { keyHash: string };
+
 /** Each method is one transaction; an account reads and deletes only its own, unexpired state. */
 export interface ResponsesStore {
   /**
@@ -48,9 +55,9 @@ export interface ResponsesStore {
    * input then output, from the first turn on; at most `maxTurns` turns (`truncated` when there
    * are more). Null when the account has no such response.
    */
-  responseChain(accountId: string, responseId: string, now: number, maxTurns: number): Promise<StoredChain | null>;
+  responseChain(owner: Owner, responseId: string, now: number, maxTurns: number): Promise<StoredChain | null>;
   /** The account's stored items by id (the latest of each id). */
-  storedItems(accountId: string, itemIds: readonly string[], now: number): Promise<Map<string, Fields>>;
+  storedItems(owner: Owner, itemIds: readonly string[], now: number): Promise<Map<string, Fields>>;
   saveResponse(response: NewStoredResponse): Promise<void>;
   storedResponse(accountId: string, responseId: string, now: number): Promise<Fields | null>;
   /** False when the account has no such response. */
@@ -89,10 +96,6 @@ function storedItem(item: Fields, responseId: string, index: number): StoredItem
   return { id: `${prefix}_${responseId.slice("resp_".length)}_${index}`, item };
 }
 
-/** A request that names stored state: it needs its account before it can be priced. */
-export const continues = (request: ResponsesRequest): boolean =>
-  Boolean(request.previous_response_id) || (Array.isArray(request.input) && request.input.some((item) => item.type === "item_reference"));
-
 export interface Conversation {
   /** What the provider is sent: the stored turns, then this request's input with its references resolved (a lone string as it came). */
   input: Fields[] | string;
@@ -106,13 +109,16 @@ export interface Conversation {
  * The conversation a request continues: the stored chain of `previous_response_id` before its
  * input, and each `item_reference` replaced by the stored item. Unknown, expired, deleted or
  * another account's ids are the 400s OpenAI answers; nothing is reserved before this is known.
+ * Read for the key's holder before the key is judged: a refused key is told its refusal, by the
+ * admission that follows or, when this fails first, by the door (which judges the key of a
+ * request that failed before its admission), and never what was read.
  */
-export async function conversationOf(store: ResponsesStore, accountId: () => Promise<string>, request: ResponsesRequest, now: number): Promise<Conversation> {
+export async function conversationOf(store: ResponsesStore, owner: Owner, request: ResponsesRequest, now: number): Promise<Conversation> {
   const items: InputItem[] | Fields[] = typeof request.input === "string" ? [{ role: "user", content: request.input }] : request.input;
   let earlier: Fields[] = [];
   let storedBytes = 0;
   if (request.previous_response_id) {
-    const chain = lookable(request.previous_response_id) ? await store.responseChain(await accountId(), request.previous_response_id, now, MAX_CHAIN_TURNS) : null;
+    const chain = lookable(request.previous_response_id) ? await store.responseChain(owner, request.previous_response_id, now, MAX_CHAIN_TURNS) : null;
     if (!chain) throw previousNotFound(request.previous_response_id);
     if (chain.truncated) {
       throw new AppError("invalid_request_error", `previous_response_id: the conversation has more than ${MAX_CHAIN_TURNS} turns; start a new one`, { param: "previous_response_id" });
@@ -121,7 +127,7 @@ export async function conversationOf(store: ResponsesStore, accountId: () => Pro
     storedBytes = chain.bytes;
   }
   const references = (items as Fields[]).flatMap((item) => (item.type === "item_reference" && lookable(String(item.id)) ? [String(item.id)] : []));
-  const found = references.length > 0 ? await store.storedItems(await accountId(), references, now) : new Map<string, Fields>();
+  const found = references.length > 0 ? await store.storedItems(owner, references, now) : new Map<string, Fields>();
   const own = (items as Fields[]).map((item, index) => {
     if (item.type !== "item_reference") return item;
     const stored = found.get(String(item.id));

@@ -1,6 +1,6 @@
 // The Responses API's stored state (core/responses/stored.ts): each response once, its items
 // once, a conversation read back by walking its chain (on Postgres with one recursive query).
-import type { ItemsPage, NewStoredResponse, ResponsesStore, StoredChain } from "../../core/responses/stored.ts";
+import type { ItemsPage, NewStoredResponse, Owner, ResponsesStore, StoredChain } from "../../core/responses/stored.ts";
 import type { Database } from "../database.ts";
 import { exec, first, rows, type Row, type Work } from "../sql.ts";
 
@@ -15,13 +15,17 @@ const parsed = (body: unknown): Fields => JSON.parse(String(body)) as Fields;
 // empty. The plain join's generic plan, cached per connection from a fresh install's first
 // executions, scanned every response item (35 ms at 100,000 items) until autovacuum's next
 // ANALYZE.
-const CHAIN = `WITH RECURSIVE chain(id, previous_id, depth) AS (
-    SELECT id, previous_response_id, 1 FROM stored_responses WHERE id = ? AND account_id = ? AND expires_at > ?
+const chainOwnedBy = (account: string) => `WITH RECURSIVE chain(id, previous_id, depth) AS (
+    SELECT id, previous_response_id, 1 FROM stored_responses WHERE id = ? AND account_id = ${account} AND expires_at > ?
   UNION ALL
     SELECT r.id, r.previous_response_id, c.depth + 1 FROM chain c CROSS JOIN LATERAL (
-      SELECT id, previous_response_id FROM stored_responses WHERE id = c.previous_id AND account_id = ? AND expires_at > ? LIMIT 1) r
+      SELECT id, previous_response_id FROM stored_responses WHERE id = c.previous_id AND account_id = ${account} AND expires_at > ? LIMIT 1) r
     WHERE c.depth <= ?
 )`;
+
+/** The SQL that names the owner's account (the key's holder found by the key's hash) and its parameter. */
+const ownerAccount = (owner: Owner): [string, string] =>
+  "keyHash" in owner ? ["(SELECT account_id FROM api_keys WHERE hash = ?)", owner.keyHash] : ["?", owner.accountId];
 
 // Above any turn's item count (a request's input is bounded by its body): there only to keep the subquery apart.
 const ITEMS_PER_TURN_BOUND = 1_000_000;
@@ -35,12 +39,13 @@ const TRUNCATED: StoredChain = { items: [], bytes: 0, truncated: true };
  * exactly `maxTurns` from a longer one; a turn with no items still answers one row (null body),
  * so that the chain's length is known.
  */
-function* responseChainAtOnce(accountId: string, responseId: string, now: number, maxTurns: number): Work<StoredChain | null> {
+function* responseChainAtOnce(owner: Owner, responseId: string, now: number, maxTurns: number): Work<StoredChain | null> {
+  const [account, ownerParam] = ownerAccount(owner);
   const found = yield* rows(
-    `${CHAIN} SELECT c.depth, i.body FROM chain c LEFT JOIN LATERAL (
+    `${chainOwnedBy(account)} SELECT c.depth, i.body FROM chain c LEFT JOIN LATERAL (
        SELECT body, position FROM response_items WHERE response_id = c.id ORDER BY position LIMIT ${ITEMS_PER_TURN_BOUND}) i ON true
      ORDER BY c.depth DESC, i.position`,
-    responseId, accountId, now, accountId, now, maxTurns,
+    responseId, ownerParam, now, ownerParam, now, maxTurns,
   );
   if (found.length === 0) return null;
   if (Number(found[0]!.depth) > maxTurns) return TRUNCATED;
@@ -52,7 +57,9 @@ function* responseChainAtOnce(accountId: string, responseId: string, now: number
  * statement costs about a microsecond, while the recursive query's set-up alone cost ~25 µs
  * and its sort more (a second turn read its one earlier turn in ~40 µs, ~12 µs so).
  */
-function* responseChainByLinks(accountId: string, responseId: string, now: number, maxTurns: number): Work<StoredChain | null> {
+function* responseChainByLinks(owner: Owner, responseId: string, now: number, maxTurns: number): Work<StoredChain | null> {
+  const accountId = yield* accountOf(owner);
+  if (accountId === null) return null;
   const turns: string[] = [];
   for (let next: string | null = responseId; next !== null && turns.length <= maxTurns;) {
     const row: Row | undefined = yield* first("SELECT previous_response_id FROM stored_responses WHERE id = ? AND account_id = ? AND expires_at > ?", next, accountId, now);
@@ -69,13 +76,21 @@ function* responseChainByLinks(accountId: string, responseId: string, now: numbe
   return chainOf(bodies);
 }
 
-function* storedItems(accountId: string, itemIds: readonly string[], now: number): Work<Map<string, Fields>> {
+/** SQLite: the owner's account, each statement there costing about a microsecond in process. */
+function* accountOf(owner: Owner): Work<string | null> {
+  if ("accountId" in owner) return owner.accountId;
+  const row = yield* first("SELECT account_id FROM api_keys WHERE hash = ?", owner.keyHash);
+  return row ? String(row.account_id) : null;
+}
+
+function* storedItems(owner: Owner, itemIds: readonly string[], now: number): Work<Map<string, Fields>> {
+  const [account, ownerParam] = ownerAccount(owner);
   const found = new Map<string, Fields>();
   for (const itemId of new Set(itemIds)) {
     const row = yield* first(
       `SELECT i.body FROM response_items i JOIN stored_responses r ON r.id = i.response_id
-       WHERE i.account_id = ? AND i.item_id = ? AND r.expires_at > ? ORDER BY r.created_at DESC, i.position DESC LIMIT 1`,
-      accountId, itemId, now,
+       WHERE i.account_id = ${account} AND i.item_id = ? AND r.expires_at > ? ORDER BY r.created_at DESC, i.position DESC LIMIT 1`,
+      ownerParam, itemId, now,
     );
     if (row) found.set(itemId, parsed(row.body));
   }
@@ -184,9 +199,9 @@ function* sweepStoredResponses(now: number, limit: number): Work<number> {
 }
 
 export const responsesStore = (db: Database): ResponsesStore => ({
-  responseChain: (accountId, responseId, now, maxTurns) =>
-    db.run((db.dialect === "sqlite" ? responseChainByLinks : responseChainAtOnce)(accountId, responseId, now, maxTurns)),
-  storedItems: (accountId, itemIds, now) => db.run(storedItems(accountId, itemIds, now)),
+  responseChain: (owner, responseId, now, maxTurns) =>
+    db.run((db.dialect === "sqlite" ? responseChainByLinks : responseChainAtOnce)(owner, responseId, now, maxTurns)),
+  storedItems: (owner, itemIds, now) => db.run(storedItems(owner, itemIds, now)),
   saveResponse: (response) => (db.dialect === "sqlite" ? db.transaction(saveResponseByChunks(response)) : db.run(saveResponseAtOnce(response))),
   storedResponse: (accountId, responseId, now) => db.run(storedResponse(accountId, responseId, now)),
   deleteStoredResponse: (accountId, responseId, now) => db.transaction(deleteStoredResponse(accountId, responseId, now)),

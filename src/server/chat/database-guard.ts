@@ -51,7 +51,7 @@ export function guardedBilling(
   // Made per request (its log carries the request's ID) and held as long as its reservation:
   // only the four methods, not a copy of the whole store.
   return {
-    admitByKey: (keyHash, admission, known) => admitting(store.admitByKey(keyHash, admission, known), (late) => late.reservationId, admission.now),
+    admitByKey: (keyHash, admission) => admitting(store.admitByKey(keyHash, admission), (late) => late.reservationId, admission.now),
     reserve: (input) => admitting(store.reserve(input), (late) => (late.ok ? late.reservationId : null), input.now),
     settle: (input) => guarded(store.settle(input), log),
     release: (input) => guarded(store.release(input), log),

@@ -74,7 +74,7 @@ const BATCH = { max: 200, inFlight: 4 };
 export function admitByKey(db: Database): BillingStore["admitByKey"] {
   if (db.dialect === "sqlite") {
     const lookup = keyLookup(db);
-    return async (keyHash, _admission, known) => ({ found: known ?? (await lookup(keyHash)), reservationId: null });
+    return async (keyHash) => ({ found: await lookup(keyHash), reservationId: null });
   }
   const admit = batched((items: Asked[]) => db.run(admitBatch(items)), BATCH);
   return (keyHash, admission) => admit({ keyHash, admission });

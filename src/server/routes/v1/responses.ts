@@ -11,8 +11,6 @@ import { admitResponse, completeResponse } from "../../../core/responses/pipelin
 import { parseResponsesRequest } from "../../../core/responses/request.ts";
 import { conversationOf, newResponseId, storedTurn } from "../../../core/responses/stored.ts";
 import { DAY_MS } from "../../../core/time.ts";
-import type { Caller } from "../../../core/keys/auth.ts";
-import { authenticateApiKey } from "../../api-key.ts";
 import type { LeaseKeeper } from "../../chat/lease-keeper.ts";
 import { chatError, json, methodNotAllowed } from "../../http.ts";
 import { droppedHeader, openAiDoor, pipelineHandler, pipelineRequest, streamed, type ChatDeps, type Serve } from "../../chat/front-door.ts";
@@ -26,10 +24,8 @@ const serveResponse: Serve = async (request, deps, leases, record, door, clientI
   const id = newResponseId();
   const retentionMs = deps.config.responsesRetentionDays * DAY_MS;
   const keep = parsed.store !== false && retentionMs > 0;
-  // A request that continues stored state needs its account first; the admission then takes the key as found.
-  let caller: Caller | undefined;
-  const account = async () => (caller ??= await authenticateApiKey(deps.store, door.authorization(request), call.startedAt, { model: null, clientIp })).account.id;
-  const conversation = await guard(conversationOf(deps.store, account, parsed, call.startedAt));
+  // A request that continues stored state reads it for the key's holder; the admission then judges the key.
+  const conversation = await guard(conversationOf(deps.store, { keyHash: call.keyHash }, parsed, call.startedAt));
   // The provider is sent the whole conversation: its stored part bounds the prompt as the body does.
   const bodyBytes = body.bytes + conversation.storedBytes;
   if (bodyBytes > door.bodyLimit) {
@@ -38,7 +34,7 @@ const serveResponse: Serve = async (request, deps, leases, record, door, clientI
   const effective = { ...parsed, input: conversation.input as typeof parsed.input, store: keep };
   // A refusal's hint names the ceiling as the Responses API does.
   const policy = { ...call.policy, ceilingName: "max_output_tokens" };
-  const { admitted, ...answering } = await admitResponse(ports, { ...call, bodyBytes, policy, ...(caller ? { authenticated: caller } : {}) }, effective);
+  const { admitted, ...answering } = await admitResponse(ports, { ...call, bodyBytes, policy }, effective);
   const accountId = admitted.billing.reservation.accountId;
   const save = (response: Fields & { id: string }) =>
     deps.store.saveResponse(storedTurn(accountId, response, conversation.own, parsed, deps.now(), retentionMs))
