@@ -137,7 +137,8 @@ describeEachDialect("stored responses", (dialect) => {
     const mine = await client(gateway().url, owner.secret).responses.create({ model: TRANSLATED, input: "private" });
     const refusal = async (secret: string, body: Fields) => {
       const res = await postResponses(gateway().url, secret, { model: TRANSLATED, input: "again", ...body });
-      return [res.status, ((await readJson(res)) as { error: Fields }).error.type];
+      const { error } = (await readJson(res)) as { error: Fields };
+      return [res.status, error.type, error.message];
     };
     // Held to an address the client is not at: its own response, an unknown one and its own item, each 403.
     const elsewhere = generateKeySecret();
@@ -147,13 +148,13 @@ describeEachDialect("stored responses", (dialect) => {
     });
     const forwarded = fake.received.length;
     for (const body of [{ previous_response_id: mine.id }, { previous_response_id: "resp_unknown" }, { input: [{ type: "item_reference", id: mine.output[0]!.id }] }]) {
-      expect(await refusal(elsewhere, body)).toEqual([403, "permission_error"]);
+      expect(await refusal(elsewhere, body)).toEqual([403, "permission_error", "This API key may not be used from this IP address"]);
     }
     await gateway().store.revokeKey(owner.account.id, owner.key.id, Date.now());
     for (const body of [{ previous_response_id: mine.id }, { previous_response_id: "resp_unknown" }]) {
-      expect(await refusal(owner.secret, body)).toEqual([401, "authentication_error"]);
+      expect(await refusal(owner.secret, body)).toEqual([401, "authentication_error", "API key has been revoked"]);
     }
-    expect(await refusal(generateKeySecret(), { previous_response_id: mine.id })).toEqual([401, "authentication_error"]);
+    expect(await refusal(generateKeySecret(), { previous_response_id: mine.id })).toEqual([401, "authentication_error", "Invalid API key"]);
     expect(fake.received.length).toBe(forwarded);
     const account = (await gateway().store.getAccount(owner.account.id))!;
     expect(account.reserved).toBe(0n as never);
