@@ -21,9 +21,11 @@ const CELLS: { mode: Mode; connections: number }[] = [
   ...(["json", "stream"] as Mode[]).flatMap((mode) => CONCURRENCY.map((connections) => ({ mode, connections }))),
   { mode: "stream200", connections: 64 },
 ];
-// The other front doors, measured on the gateway beside the chat cells in each run, each priced
-// as its CPU per request against another cell's: /v1/messages against chat's stream of the same
-// request, a Responses API second turn (previous_response_id) against a first turn.
+// The other front doors, measured on the gateway after the chat cells of each run, each priced
+// as its CPU per request against another cell's measured right before it on the same gateway
+// (the host drifts between moments further apart): /v1/messages against chat's stream of the
+// same request, a Responses first turn against chat JSON, a second turn (previous_response_id)
+// against a first turn. The ratio is the median of each run's own.
 const DOOR_CELLS: { mode: Mode; against: Mode }[] = [
   { mode: "messages", against: "stream" },
   { mode: "responses", against: "json" },
@@ -154,7 +156,6 @@ async function main(): Promise<void> {
       if (dialect === "postgres") postgresPinned = pinUser("postgres", String(LOAD_CORE));
       const gateway = await startServer([BINARY, "serve", "--port", "0"], env, SERVER_CORE);
       const floor = await startServer([process.execPath, new URL("./ledger-relay.ts", import.meta.url).pathname], env, SERVER_CORE);
-      let turnTwo: string | undefined;
       const targets: Record<Target, { server: Server; url: string }> = {
         direct: { server: upstream, url: `${upstream.url}/v1/chat/completions` },
         baseline: { server: baseline, url: `${baseline.url}/v1/chat/completions` },
@@ -162,10 +163,15 @@ async function main(): Promise<void> {
         floor: { server: floor, url: `${floor.url}/v1/chat/completions` },
       };
       const samples = new Map<string, Sample[]>();
+      // Each run's door against the cell measured right before it, CPU µs per request.
+      const doorPairs = new Map<Mode, { door: number; against: number }[]>();
       const ttfb = new Map<Target, number[]>();
       try {
         // Warm every path once so that no measured run pays for compilation or connection set-up.
         for (const t of Object.values(targets)) await wrk(t.url, 4, 1, LOAD_CORE, { BENCH_KEYS: keysFile, BENCH_BODY: chatBody("json"), BENCH_PATH: "/v1/chat/completions" });
+        const turnTwo = await turnTwoBodies(gateway.url, keys);
+        const doorBodies = (mode: Mode) => (mode === "responses2" ? turnTwo : undefined);
+        for (const { mode } of DOOR_CELLS) await measure(gateway, `${gateway.url}${pathOf(mode)}`, mode, 4, keysFile, 1, LOAD_CORE, doorBodies(mode));
         for (let run = 1; run <= RUNS; run++) {
           for (const { mode, connections } of CELLS) {
             for (const target of targetsOf(mode, connections)) {
@@ -175,11 +181,15 @@ async function main(): Promise<void> {
               log(`[${dialect}] run ${run} ${mode} c=${connections} ${target}: ${fmt(sample.rps)} req/s, p50 ${fmt(sample.p50, 3)} ms, ${fmt(sample.cpuPerRequestUs, 1)} µs CPU/req${sample.failures ? `, ${sample.failures} FAILED` : ""}`);
             }
           }
-          for (const { mode } of DOOR_CELLS) {
-            const bodies = mode === "responses2" ? (turnTwo ??= await turnTwoBodies(gateway.url, keys)) : undefined;
-            const door = await measure(gateway, `${gateway.url}${pathOf(mode)}`, mode, DOOR_CONNECTIONS, keysFile, SECONDS, LOAD_CORE, bodies);
+          let previous: { mode: Mode; sample: Sample } | null = null;
+          for (const { mode, against } of DOOR_CELLS) {
+            const measureDoor = (door: Mode) => measure(gateway, `${gateway.url}${pathOf(door)}`, door, DOOR_CONNECTIONS, keysFile, SECONDS, LOAD_CORE, doorBodies(door));
+            const before = previous?.mode === against ? previous.sample : await measureDoor(against);
+            const door = await measureDoor(mode);
             samples.set(`${mode}|${DOOR_CONNECTIONS}|gateway`, [...(samples.get(`${mode}|${DOOR_CONNECTIONS}|gateway`) ?? []), door]);
-            log(`[${dialect}] run ${run} ${mode} c=${DOOR_CONNECTIONS} gateway: ${fmt(door.rps)} req/s, ${fmt(door.cpuPerRequestUs, 1)} µs CPU/req${door.failures ? `, ${door.failures} FAILED` : ""}`);
+            doorPairs.set(mode, [...(doorPairs.get(mode) ?? []), { door: door.cpuPerRequestUs, against: before.cpuPerRequestUs }]);
+            log(`[${dialect}] run ${run} ${mode} c=${DOOR_CONNECTIONS} gateway: ${fmt(door.rps)} req/s, ${fmt(door.cpuPerRequestUs, 1)} µs CPU/req${door.failures ? `, ${door.failures} FAILED` : ""}; ${against} right before it ${fmt(before.cpuPerRequestUs, 1)} µs CPU/req`);
+            previous = { mode, sample: door };
           }
           for (const target of ["direct", "baseline", "gateway"] as Target[]) {
             ttfb.set(target, [...(ttfb.get(target) ?? []), await timeToFirstByte(targets[target].url, keys, chatBody("stream"), 200)]);
@@ -227,13 +237,17 @@ async function main(): Promise<void> {
           addedP50: med("gateway", "p50") - med("direct", "p50"),
         };
       }
-      for (const { mode, against } of DOOR_CELLS) {
+      for (const { mode } of DOOR_CELLS) {
         const doorSamples = samples.get(`${mode}|${DOOR_CONNECTIONS}|gateway`) ?? [];
         const doorMed = (field: keyof Sample) => median(doorSamples.map((sample) => sample[field]));
         const doorFailures = doorSamples.reduce((n, sample) => n + sample.failures, 0);
         rows.push(`| ${dialect} | ${mode} | ${DOOR_CONNECTIONS} | gateway | ${fmt(doorMed("rps"))} | ${fmt(doorMed("p50"), 3)} | ${fmt(doorMed("p90"), 3)} | ${fmt(doorMed("p99"), 3)} | ${fmt(doorMed("cpuPerRequestUs"), 1)} | ${doorFailures} |`);
-        const againstCpu = summary[`${dialect}|${against}|${DOOR_CONNECTIONS}`]?.gatewayCpu ?? Number.NaN;
-        summary[`${dialect}|${mode}|${DOOR_CONNECTIONS}`] = { gatewayCpu: doorMed("cpuPerRequestUs"), againstCpu, doorRatio: doorMed("cpuPerRequestUs") / againstCpu };
+        const pairs = doorPairs.get(mode) ?? [];
+        summary[`${dialect}|${mode}|${DOOR_CONNECTIONS}`] = {
+          gatewayCpu: doorMed("cpuPerRequestUs"),
+          againstCpu: median(pairs.map((pair) => pair.against)),
+          doorRatio: median(pairs.map((pair) => pair.door / pair.against)),
+        };
       }
       summary[`${dialect}|ttfb`] = { added: median(ttfb.get("gateway") ?? []) - median(ttfb.get("direct") ?? []) };
       checks.push(
