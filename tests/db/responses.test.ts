@@ -15,6 +15,16 @@ const answer = (id: string, text: string) => ({ id, type: "message", role: "assi
 describeEachDialect("the stored responses store", (dialect) => {
   const opened = useStore(dialect);
 
+  /** The hash of a new API key of `accountId`: a conversation is read for the key's holder. */
+  async function keyOf(accountId: string): Promise<string> {
+    const hash = `hash-${crypto.randomUUID()}`;
+    await opened().db.transaction(exec(
+      "INSERT INTO api_keys (id, account_id, name, prefix, hash, origin, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
+      crypto.randomUUID(), accountId, "test", "gw-test", hash, "cli", NOW,
+    ));
+    return hash;
+  }
+
   /** Stores a turn (`said` → `answered`) continuing `previous`, kept for `days`. */
   async function turn(accountId: string, id: string, previous: string | null, said: string, answered: string, days = 30, at = NOW) {
     const { store } = opened();
@@ -28,12 +38,13 @@ describeEachDialect("the stored responses store", (dialect) => {
     await turn(account, "resp_a1", null, "one", "first");
     await turn(account, "resp_a2", "resp_a1", "two", "second");
     const items = [say("one"), answer("msg_resp_a1", "first"), say("two"), answer("msg_resp_a2", "second")];
-    expect(await store.responseChain({ accountId: account }, "resp_a2", NOW + 1, MAX_CHAIN_TURNS)).toEqual({
+    expect(await store.responseChain(await keyOf(account), "resp_a2", NOW + 1, MAX_CHAIN_TURNS)).toEqual({
       items,
       bytes: items.reduce((sum, item) => sum + JSON.stringify(item).length, 0),
       truncated: false,
     });
-    expect(await store.responseChain({ accountId: crypto.randomUUID() }, "resp_a2", NOW + 1, MAX_CHAIN_TURNS)).toBeNull();
+    expect(await store.responseChain(await keyOf(crypto.randomUUID()), "resp_a2", NOW + 1, MAX_CHAIN_TURNS)).toBeNull();
+    expect(await store.responseChain("hash-of-no-key", "resp_a2", NOW + 1, MAX_CHAIN_TURNS)).toBeNull();
     expect(await store.storedResponse(crypto.randomUUID(), "resp_a2", NOW + 1)).toBeNull();
     expect(await store.deleteStoredResponse(crypto.randomUUID(), "resp_a2", NOW + 1)).toBe(false);
   });
@@ -42,15 +53,15 @@ describeEachDialect("the stored responses store", (dialect) => {
     const { store } = opened();
     const account = crypto.randomUUID();
     for (let i = 0; i <= 5; i++) await turn(account, `resp_c${i}`, i === 0 ? null : `resp_c${i - 1}`, `q${i}`, `a${i}`);
-    expect((await store.responseChain({ accountId: account }, "resp_c5", NOW + 1, 6))!.items).toHaveLength(12);
-    expect(await store.responseChain({ accountId: account }, "resp_c5", NOW + 1, 5)).toEqual({ items: [], bytes: 0, truncated: true });
+    expect((await store.responseChain(await keyOf(account), "resp_c5", NOW + 1, 6))!.items).toHaveLength(12);
+    expect(await store.responseChain(await keyOf(account), "resp_c5", NOW + 1, 5)).toEqual({ items: [], bytes: 0, truncated: true });
   });
 
   test("items are found by id, the latest of an id; generated ids for input items sent without one", async () => {
     const { store } = opened();
     const account = crypto.randomUUID();
     await turn(account, "resp_i1", null, "hello", "hi");
-    const found = await store.storedItems({ accountId: account }, ["msg_resp_i1", "msg_i1_0", "msg_nope"], NOW + 1);
+    const found = await store.storedItems(await keyOf(account), ["msg_resp_i1", "msg_i1_0", "msg_nope"], NOW + 1);
     expect(found).toEqual(new Map<string, unknown>([["msg_resp_i1", answer("msg_resp_i1", "hi")], ["msg_i1_0", say("hello")]]) as never);
     const page = await store.responseInputItems(account, "resp_i1", NOW + 1, { limit: 20, order: "desc" });
     expect(page).toEqual({ items: [{ id: "msg_i1_0", ...say("hello") }], hasMore: false });
@@ -66,7 +77,7 @@ describeEachDialect("the stored responses store", (dialect) => {
     expect(await store.storedResponse(account, "resp_many", NOW + 1)).toEqual(response);
     const [row] = await db.run(rows("SELECT body FROM stored_responses WHERE id = ?", "resp_many"));
     expect(JSON.parse(String(row!.body)).output).toEqual([]);
-    const chain = await store.responseChain({ accountId: account }, "resp_many", NOW + 1, MAX_CHAIN_TURNS);
+    const chain = await store.responseChain(await keyOf(account), "resp_many", NOW + 1, MAX_CHAIN_TURNS);
     expect(chain!.items).toEqual([...said, ...output]);
     const last = await store.responseInputItems(account, "resp_many", NOW + 1, { limit: 100, order: "asc" });
     expect(last!.items.map((item) => item.content)).toEqual(said.map((item) => item.content));
@@ -89,6 +100,6 @@ describeEachDialect("the stored responses store", (dialect) => {
     await store.updateAccount(owner!.id, { deletedAt: NOW } as never);
     expect(await store.sweepStoredResponses(NOW, 1_000)).toBeGreaterThanOrEqual(2);
     expect(await store.storedResponse(owner!.id, "resp_del", NOW)).toBeNull();
-    expect(await store.storedItems({ accountId: expired }, ["msg_resp_old"], 0)).toEqual(new Map());
+    expect(await store.storedItems(await keyOf(expired), ["msg_resp_old"], 0)).toEqual(new Map());
   });
 });

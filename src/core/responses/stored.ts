@@ -42,22 +42,20 @@ export interface StoredChain {
 }
 
 /**
- * Whose stored state a read is scoped to: an account, or the account that holds the API key of
- * this hash (found in the same statement: a later turn reads its conversation before its
- * admission, which judges the key, so that the key's lookup costs no round trip of its own).
+ * Each method is one transaction; an account reads and deletes only its own, unexpired state.
+ * A conversation's reads are scoped by the hash of the request's API key: they are for the
+ * account that holds it, found in the same statement (a later turn reads its conversation before
+ * its admission, which judges the key, so that the key's lookup costs no round trip of its own).
  */
-export type Owner = { accountId: string } | { keyHash: string };
-
-/** Each method is one transaction; an account reads and deletes only its own, unexpired state. */
 export interface ResponsesStore {
   /**
    * The items of the conversation that ends with `responseId`, oldest first: every turn's
    * input then output, from the first turn on; at most `maxTurns` turns (`truncated` when there
-   * are more). Null when the account has no such response.
+   * are more). Null when the key's account has no such response.
    */
-  responseChain(owner: Owner, responseId: string, now: number, maxTurns: number): Promise<StoredChain | null>;
-  /** The account's stored items by id (the latest of each id). */
-  storedItems(owner: Owner, itemIds: readonly string[], now: number): Promise<Map<string, Fields>>;
+  responseChain(keyHash: string, responseId: string, now: number, maxTurns: number): Promise<StoredChain | null>;
+  /** The key's account's stored items by id (the latest of each id). */
+  storedItems(keyHash: string, itemIds: readonly string[], now: number): Promise<Map<string, Fields>>;
   saveResponse(response: NewStoredResponse): Promise<void>;
   storedResponse(accountId: string, responseId: string, now: number): Promise<Fields | null>;
   /** False when the account has no such response. */
@@ -113,12 +111,12 @@ export interface Conversation {
  * admission that follows or, when this fails first, by the door (which judges the key of a
  * request that failed before its admission), and never what was read.
  */
-export async function conversationOf(store: ResponsesStore, owner: Owner, request: ResponsesRequest, now: number): Promise<Conversation> {
+export async function conversationOf(store: ResponsesStore, keyHash: string, request: ResponsesRequest, now: number): Promise<Conversation> {
   const items: InputItem[] | Fields[] = typeof request.input === "string" ? [{ role: "user", content: request.input }] : request.input;
   let earlier: Fields[] = [];
   let storedBytes = 0;
   if (request.previous_response_id) {
-    const chain = lookable(request.previous_response_id) ? await store.responseChain(owner, request.previous_response_id, now, MAX_CHAIN_TURNS) : null;
+    const chain = lookable(request.previous_response_id) ? await store.responseChain(keyHash, request.previous_response_id, now, MAX_CHAIN_TURNS) : null;
     if (!chain) throw previousNotFound(request.previous_response_id);
     if (chain.truncated) {
       throw new AppError("invalid_request_error", `previous_response_id: the conversation has more than ${MAX_CHAIN_TURNS} turns; start a new one`, { param: "previous_response_id" });
@@ -127,7 +125,7 @@ export async function conversationOf(store: ResponsesStore, owner: Owner, reques
     storedBytes = chain.bytes;
   }
   const references = (items as Fields[]).flatMap((item) => (item.type === "item_reference" && lookable(String(item.id)) ? [String(item.id)] : []));
-  const found = references.length > 0 ? await store.storedItems(owner, references, now) : new Map<string, Fields>();
+  const found = references.length > 0 ? await store.storedItems(keyHash, references, now) : new Map<string, Fields>();
   const own = (items as Fields[]).map((item, index) => {
     if (item.type !== "item_reference") return item;
     const stored = found.get(String(item.id));

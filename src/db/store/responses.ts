@@ -1,11 +1,15 @@
 // The Responses API's stored state (core/responses/stored.ts): each response once, its items
 // once, a conversation read back by walking its chain (on Postgres with one recursive query).
-import type { ItemsPage, NewStoredResponse, Owner, ResponsesStore, StoredChain } from "../../core/responses/stored.ts";
+import type { ItemsPage, NewStoredResponse, ResponsesStore, StoredChain } from "../../core/responses/stored.ts";
 import type { Database } from "../database.ts";
 import { exec, first, rows, type Row, type Work } from "../sql.ts";
 
 type Fields = Record<string, unknown>;
 const parsed = (body: unknown): Fields => JSON.parse(String(body)) as Fields;
+
+// The account that holds the request's API key, by the key's hash (its parameter): a later turn
+// reads its conversation before its admission judges the key, so the lookup rides along.
+const HOLDER = "(SELECT account_id FROM api_keys WHERE hash = ?)";
 
 // The chain back from one response, newest first, `depth` 1 for itself. A link to a response
 // that expired, was deleted or is another account's ends the chain there (on both dialects).
@@ -15,17 +19,13 @@ const parsed = (body: unknown): Fields => JSON.parse(String(body)) as Fields;
 // empty. The plain join's generic plan, cached per connection from a fresh install's first
 // executions, scanned every response item (35 ms at 100,000 items) until autovacuum's next
 // ANALYZE.
-const chainOwnedBy = (account: string) => `WITH RECURSIVE chain(id, previous_id, depth) AS (
-    SELECT id, previous_response_id, 1 FROM stored_responses WHERE id = ? AND account_id = ${account} AND expires_at > ?
+const CHAIN = `WITH RECURSIVE chain(id, previous_id, depth) AS (
+    SELECT id, previous_response_id, 1 FROM stored_responses WHERE id = ? AND account_id = ${HOLDER} AND expires_at > ?
   UNION ALL
     SELECT r.id, r.previous_response_id, c.depth + 1 FROM chain c CROSS JOIN LATERAL (
-      SELECT id, previous_response_id FROM stored_responses WHERE id = c.previous_id AND account_id = ${account} AND expires_at > ? LIMIT 1) r
+      SELECT id, previous_response_id FROM stored_responses WHERE id = c.previous_id AND account_id = ${HOLDER} AND expires_at > ? LIMIT 1) r
     WHERE c.depth <= ?
 )`;
-
-/** The SQL that names the owner's account (the key's holder found by the key's hash) and its parameter. */
-const ownerAccount = (owner: Owner): [string, string] =>
-  "keyHash" in owner ? ["(SELECT account_id FROM api_keys WHERE hash = ?)", owner.keyHash] : ["?", owner.accountId];
 
 // Above any turn's item count (a request's input is bounded by its body): there only to keep the subquery apart.
 const ITEMS_PER_TURN_BOUND = 1_000_000;
@@ -39,13 +39,12 @@ const TRUNCATED: StoredChain = { items: [], bytes: 0, truncated: true };
  * exactly `maxTurns` from a longer one; a turn with no items still answers one row (null body),
  * so that the chain's length is known.
  */
-function* responseChainAtOnce(owner: Owner, responseId: string, now: number, maxTurns: number): Work<StoredChain | null> {
-  const [account, ownerParam] = ownerAccount(owner);
+function* responseChainAtOnce(keyHash: string, responseId: string, now: number, maxTurns: number): Work<StoredChain | null> {
   const found = yield* rows(
-    `${chainOwnedBy(account)} SELECT c.depth, i.body FROM chain c LEFT JOIN LATERAL (
+    `${CHAIN} SELECT c.depth, i.body FROM chain c LEFT JOIN LATERAL (
        SELECT body, position FROM response_items WHERE response_id = c.id ORDER BY position LIMIT ${ITEMS_PER_TURN_BOUND}) i ON true
      ORDER BY c.depth DESC, i.position`,
-    responseId, ownerParam, now, ownerParam, now, maxTurns,
+    responseId, keyHash, now, keyHash, now, maxTurns,
   );
   if (found.length === 0) return null;
   if (Number(found[0]!.depth) > maxTurns) return TRUNCATED;
@@ -57,9 +56,11 @@ function* responseChainAtOnce(owner: Owner, responseId: string, now: number, max
  * statement costs about a microsecond, while the recursive query's set-up alone cost ~25 µs
  * and its sort more (a second turn read its one earlier turn in ~40 µs, ~12 µs so).
  */
-function* responseChainByLinks(owner: Owner, responseId: string, now: number, maxTurns: number): Work<StoredChain | null> {
-  const accountId = yield* accountOf(owner);
-  if (accountId === null) return null;
+function* responseChainByLinks(keyHash: string, responseId: string, now: number, maxTurns: number): Work<StoredChain | null> {
+  // The key's holder, found once rather than by a subquery at each link.
+  const holder = yield* first("SELECT account_id FROM api_keys WHERE hash = ?", keyHash);
+  if (!holder) return null;
+  const accountId = String(holder.account_id);
   const turns: string[] = [];
   for (let next: string | null = responseId; next !== null && turns.length <= maxTurns;) {
     const row: Row | undefined = yield* first("SELECT previous_response_id FROM stored_responses WHERE id = ? AND account_id = ? AND expires_at > ?", next, accountId, now);
@@ -76,21 +77,13 @@ function* responseChainByLinks(owner: Owner, responseId: string, now: number, ma
   return chainOf(bodies);
 }
 
-/** SQLite: the owner's account, each statement there costing about a microsecond in process. */
-function* accountOf(owner: Owner): Work<string | null> {
-  if ("accountId" in owner) return owner.accountId;
-  const row = yield* first("SELECT account_id FROM api_keys WHERE hash = ?", owner.keyHash);
-  return row ? String(row.account_id) : null;
-}
-
-function* storedItems(owner: Owner, itemIds: readonly string[], now: number): Work<Map<string, Fields>> {
-  const [account, ownerParam] = ownerAccount(owner);
+function* storedItems(keyHash: string, itemIds: readonly string[], now: number): Work<Map<string, Fields>> {
   const found = new Map<string, Fields>();
   for (const itemId of new Set(itemIds)) {
     const row = yield* first(
       `SELECT i.body FROM response_items i JOIN stored_responses r ON r.id = i.response_id
-       WHERE i.account_id = ${account} AND i.item_id = ? AND r.expires_at > ? ORDER BY r.created_at DESC, i.position DESC LIMIT 1`,
-      ownerParam, itemId, now,
+       WHERE i.account_id = ${HOLDER} AND i.item_id = ? AND r.expires_at > ? ORDER BY r.created_at DESC, i.position DESC LIMIT 1`,
+      keyHash, itemId, now,
     );
     if (row) found.set(itemId, parsed(row.body));
   }
@@ -199,9 +192,9 @@ function* sweepStoredResponses(now: number, limit: number): Work<number> {
 }
 
 export const responsesStore = (db: Database): ResponsesStore => ({
-  responseChain: (owner, responseId, now, maxTurns) =>
-    db.run((db.dialect === "sqlite" ? responseChainByLinks : responseChainAtOnce)(owner, responseId, now, maxTurns)),
-  storedItems: (owner, itemIds, now) => db.run(storedItems(owner, itemIds, now)),
+  responseChain: (keyHash, responseId, now, maxTurns) =>
+    db.run((db.dialect === "sqlite" ? responseChainByLinks : responseChainAtOnce)(keyHash, responseId, now, maxTurns)),
+  storedItems: (keyHash, itemIds, now) => db.run(storedItems(keyHash, itemIds, now)),
   saveResponse: (response) => (db.dialect === "sqlite" ? db.transaction(saveResponseByChunks(response)) : db.run(saveResponseAtOnce(response))),
   storedResponse: (accountId, responseId, now) => db.run(storedResponse(accountId, responseId, now)),
   deleteStoredResponse: (accountId, responseId, now) => db.transaction(deleteStoredResponse(accountId, responseId, now)),

@@ -25,7 +25,7 @@ const serveResponse: Serve = async (request, deps, leases, record, door, clientI
   const retentionMs = deps.config.responsesRetentionDays * DAY_MS;
   const keep = parsed.store !== false && retentionMs > 0;
   // A request that continues stored state reads it for the key's holder; the admission then judges the key.
-  const conversation = await guard(conversationOf(deps.store, { keyHash: call.keyHash }, parsed, call.startedAt));
+  const conversation = await guard(conversationOf(deps.store, call.keyHash, parsed, call.startedAt));
   // The provider is sent the whole conversation: its stored part bounds the prompt as the body does.
   const bodyBytes = body.bytes + conversation.storedBytes;
   if (bodyBytes > door.bodyLimit) {
