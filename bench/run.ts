@@ -170,8 +170,9 @@ async function main(): Promise<void> {
         // Warm every path once so that no measured run pays for compilation or connection set-up.
         for (const t of Object.values(targets)) await wrk(t.url, 4, 1, LOAD_CORE, { BENCH_KEYS: keysFile, BENCH_BODY: chatBody("json"), BENCH_PATH: "/v1/chat/completions" });
         const turnTwo = await turnTwoBodies(gateway.url, keys);
-        const doorBodies = (mode: Mode) => (mode === "responses2" ? turnTwo : undefined);
-        for (const { mode } of DOOR_CELLS) await measure(gateway, `${gateway.url}${pathOf(mode)}`, mode, 4, keysFile, 1, LOAD_CORE, doorBodies(mode));
+        const onDoor = (mode: Mode, connections: number, seconds: number) =>
+          measure(gateway, `${gateway.url}${pathOf(mode)}`, mode, connections, keysFile, seconds, LOAD_CORE, mode === "responses2" ? turnTwo : undefined);
+        for (const { mode } of DOOR_CELLS) await onDoor(mode, 4, 1);
         for (let run = 1; run <= RUNS; run++) {
           for (const { mode, connections } of CELLS) {
             for (const target of targetsOf(mode, connections)) {
@@ -183,9 +184,8 @@ async function main(): Promise<void> {
           }
           let previous: { mode: Mode; sample: Sample } | null = null;
           for (const { mode, against } of DOOR_CELLS) {
-            const measureDoor = (door: Mode) => measure(gateway, `${gateway.url}${pathOf(door)}`, door, DOOR_CONNECTIONS, keysFile, SECONDS, LOAD_CORE, doorBodies(door));
-            const before = previous?.mode === against ? previous.sample : await measureDoor(against);
-            const door = await measureDoor(mode);
+            const before = previous?.mode === against ? previous.sample : await onDoor(against, DOOR_CONNECTIONS, SECONDS);
+            const door = await onDoor(mode, DOOR_CONNECTIONS, SECONDS);
             samples.set(`${mode}|${DOOR_CONNECTIONS}|gateway`, [...(samples.get(`${mode}|${DOOR_CONNECTIONS}|gateway`) ?? []), door]);
             doorPairs.set(mode, [...(doorPairs.get(mode) ?? []), { door: door.cpuPerRequestUs, against: before.cpuPerRequestUs }]);
             log(`[${dialect}] run ${run} ${mode} c=${DOOR_CONNECTIONS} gateway: ${fmt(door.rps)} req/s, ${fmt(door.cpuPerRequestUs, 1)} µs CPU/req${door.failures ? `, ${door.failures} FAILED` : ""}; ${against} right before it ${fmt(before.cpuPerRequestUs, 1)} µs CPU/req`);

@@ -3,8 +3,9 @@
 // Keeps `in flight` requests going, each a key lookup, a reservation and a settlement (what a
 // chat request asks of the store), over 100 funded accounts, and prints requests/s and this
 // process's CPU per request. With `stored`, each request also keeps its Responses turn (the
-// stored response and its items, as the door saves a first turn): the floor of a stored turn. Compare with the CPU per request of the baseline proxy in
-// `make bench`: the gateway cannot cost less than this plus the proxy hop.
+// stored response and its items, as the door saves a first turn): the floor of a stored turn.
+// Compare with the CPU per request of the baseline proxy in `make bench`: the gateway cannot
+// cost less than this plus the proxy hop.
 import { generateKeySecret, hashKey, keyPrefix } from "../src/core/keys/secret.ts";
 import { nanos } from "../src/core/money.ts";
 import { fromCompletion } from "../src/core/responses/response.ts";
