@@ -1,3 +1,4 @@
+import { readFileSync } from "node:fs";
 import { PROVIDERS, type Provider } from "./core/catalog.ts";
 import { parseUsd, type Nanos } from "./core/money.ts";
 import { PACK_IDS, type PackId } from "./core/checkout/packs.ts";
@@ -72,6 +73,14 @@ export interface Config {
   logLevel: LogLevel;
   /** When set, `GET /metrics` wants `Authorization: Bearer <token>`. */
   metricsToken: string | undefined;
+  /**
+   * The deployment's secret key (`SECRET_KEY`, or the file `SECRET_KEY_FILE` names): 32 bytes.
+   * Null when neither is set; a SQLite deployment then keeps one in a file beside its database
+   * (server/secret-key.ts).
+   */
+  secretKey: Uint8Array | null;
+  /** Provider-run tools the operator sells (`HOSTED_TOOL_PRICES`), by type, at their price per call. */
+  hostedToolPrices: ReadonlyMap<string, Nanos>;
 }
 
 const LOG_LEVELS = ["info", "warn", "error"] as const;
@@ -215,7 +224,45 @@ export function loadConfig(env: Env = process.env, overrides: ConfigOverrides = 
     memorySoftLimitMb: read("MEMORY_SOFT_LIMIT_MB") === undefined ? null : integer("MEMORY_SOFT_LIMIT_MB", 0, 64, 1_048_576),
     logLevel: oneOf("LOG_LEVEL", LOG_LEVELS, "info"),
     metricsToken: read("METRICS_TOKEN"),
+    secretKey: secretKeyOf(read),
+    hostedToolPrices: hostedToolPrices(read("HOSTED_TOOL_PRICES")),
   };
+}
+
+/** A secret key as its 64 hex characters, as bytes, or a ConfigError naming where it came from (never the value). */
+export function parseSecretKey(text: string, source: string): Uint8Array {
+  const hex = text.trim();
+  if (!/^[0-9a-fA-F]{64}$/.test(hex)) throw new ConfigError(`${source} must hold 64 hexadecimal characters (32 random bytes, e.g. from \`openssl rand -hex 32\`)`);
+  return Uint8Array.from(Buffer.from(hex, "hex"));
+}
+
+function secretKeyOf(read: (name: string) => string | undefined): Uint8Array | null {
+  const inline = read("SECRET_KEY");
+  const file = read("SECRET_KEY_FILE");
+  if (inline !== undefined && file !== undefined) throw new ConfigError("SECRET_KEY and SECRET_KEY_FILE are both set: set one");
+  if (inline !== undefined) return parseSecretKey(inline, "SECRET_KEY");
+  if (file === undefined) return null;
+  let text: string;
+  try {
+    text = readFileSync(file, "utf8");
+  } catch (error) {
+    throw new ConfigError(`SECRET_KEY_FILE ${file} cannot be read: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+  }
+  return parseSecretKey(text, `SECRET_KEY_FILE ${file}`);
+}
+
+/** `web_search=0.01,file_search=0.0025`: each provider-run tool type sold, at its USD price per call. */
+function hostedToolPrices(raw: string | undefined): ReadonlyMap<string, Nanos> {
+  const prices = new Map<string, Nanos>();
+  for (const entry of (raw ?? "").split(",").map((e) => e.trim()).filter(Boolean)) {
+    const [type = "", price = ""] = entry.split("=").map((part) => part.trim());
+    const amount = parseUsd(price);
+    if (!/^[a-z][a-z0-9_]*$/.test(type) || amount === null || ["function", "custom", "namespace"].includes(type)) {
+      throw new ConfigError(`HOSTED_TOOL_PRICES must list provider-run tool types with their USD price per call, such as web_search=0.01 (got "${entry}")`);
+    }
+    prices.set(type, amount);
+  }
+  return prices;
 }
 
 function normalizeBasePath(raw: string | undefined): string {
