@@ -15,6 +15,7 @@ import { openDatabase } from "../src/db/database.ts";
 import { migrate } from "../src/db/migrate.ts";
 import { createStore } from "../src/db/store/index.ts";
 import { freshDatabase, type Dialect } from "./setup.ts";
+import { NO_SEAL } from "../src/core/reasoning-seal.ts";
 
 const [dialect = "sqlite", inFlightArg = "64", secondsArg = "3", variant = "chat"] = process.argv.slice(2);
 const stored = variant === "stored";
@@ -53,8 +54,8 @@ const completion = {
 const own = [{ role: "user", content: turn.input as string }];
 function keepTurn(accountId: string): Promise<void> {
   const id = newResponseId();
-  const response = fromCompletion(completion, turn, id) as Record<string, unknown> & { id: string };
-  return store.saveResponse(storedTurn(accountId, response, own, turn, Date.now(), 30 * 86_400_000));
+  const response = fromCompletion(completion, turn, id, NO_SEAL) as Record<string, unknown> & { id: string };
+  return store.saveResponse(storedTurn(accountId, response, own, turn, Date.now(), 30 * 86_400_000, NO_SEAL));
 }
 
 let done = 0;

@@ -4,6 +4,8 @@ const KINDS = {
   payload_too_large: { status: 413, type: "invalid_request_error" },
   method_not_allowed: { status: 405, type: "invalid_request_error" },
   unsupported_media_type: { status: 415, type: "invalid_request_error" },
+  // A protocol the path does not speak (the Responses API's WebSocket mode): clients fall back to HTTP.
+  upgrade_required: { status: 426, type: "invalid_request_error" },
   authentication_error: { status: 401, type: "authentication_error" },
   insufficient_credits: { status: 402, type: "insufficient_credits" },
   permission_error: { status: 403, type: "permission_error" },

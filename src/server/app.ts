@@ -28,6 +28,7 @@ import { webhookRoutes } from "./routes/webhooks.ts";
 import { drain } from "./shutdown.ts";
 import { processMemory, startMemoryLimit } from "./memory-limit.ts";
 import { startSweeper } from "./sweeper.ts";
+import { deploymentKey, sealWith } from "./secret-key.ts";
 
 /** The whole HTTP surface, mounted under `BASE_PATH`. `leases` holds the chat requests' open reservations. */
 export function createApp(deps: AppDeps, leases = new LeaseKeeper(deps.store, deps.log, deps.now, deps.config.reservationLeaseMs)) {
@@ -35,6 +36,7 @@ export function createApp(deps: AppDeps, leases = new LeaseKeeper(deps.store, de
   const metrics = deps.metrics ?? new Metrics();
   metrics.countOpenReservationsWith(() => leases.size);
   const catalog = catalogCache(store, now);
+  const seal = sealWith(deploymentKey(config));
   return new Elysia({ prefix: config.basePath })
     .use(observabilityPlugin({ config, log, metrics }))
     .onError(({ code, error, request }) => {
@@ -50,7 +52,7 @@ export function createApp(deps: AppDeps, leases = new LeaseKeeper(deps.store, de
       if (code === "VALIDATION") return plainError(new AppError("invalid_request_error", "Invalid request body"));
       return plainError(asAppError(error, log, requestIdOf(request)));
     })
-    .use(chatRoutes({ ...deps, catalog, metrics }, leases))
+    .use(chatRoutes({ ...deps, catalog, metrics, seal }, leases))
     .use(openAiModelRoutes(catalog, store, now))
     .use(publicRoutes(store, log, now))
     .use(estimatorRoutes({ ...deps, metrics }))

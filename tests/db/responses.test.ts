@@ -6,6 +6,7 @@ import { MAX_CHAIN_TURNS, storedTurn } from "../../src/core/responses/stored.ts"
 import { exec, rows } from "../../src/db/sql.ts";
 import { describeEachDialect } from "../support/databases.ts";
 import { useStore } from "../support/store.ts";
+import { NO_SEAL } from "../../src/core/reasoning-seal.ts";
 
 const NOW = Date.UTC(2026, 5, 1, 12);
 const DAY = 86_400_000;
@@ -29,7 +30,7 @@ describeEachDialect("the stored responses store", (dialect) => {
   async function turn(accountId: string, id: string, previous: string | null, said: string, answered: string, days = 30, at = NOW) {
     const { store } = opened();
     const response = { id, object: "response", output: [answer(`msg_${id}`, answered)] };
-    await store.saveResponse(storedTurn(accountId, response, [say(said)], { model: "m", input: said, previous_response_id: previous }, at, days * DAY));
+    await store.saveResponse(storedTurn(accountId, response, [say(said)], { model: "m", input: said, previous_response_id: previous }, at, days * DAY, NO_SEAL));
   }
 
   test("a chain reads back oldest first, each turn's input then output; another account's is not found", async () => {
@@ -73,7 +74,7 @@ describeEachDialect("the stored responses store", (dialect) => {
     const said = Array.from({ length: 70 }, (_, i) => say(`line ${i}`));
     const output = [answer("msg_out_a", "one"), answer("msg_out_b", "two")];
     const response = { id: "resp_many", object: "response", status: "completed", output, usage: { input_tokens: 3 } };
-    await store.saveResponse(storedTurn(account, response, said, { model: "m", input: said as never }, NOW, DAY));
+    await store.saveResponse(storedTurn(account, response, said, { model: "m", input: said as never }, NOW, DAY, NO_SEAL));
     expect(await store.storedResponse(account, "resp_many", NOW + 1)).toEqual(response);
     const [row] = await db.run(rows("SELECT body FROM stored_responses WHERE id = ?", "resp_many"));
     expect(JSON.parse(String(row!.body)).output).toEqual([]);

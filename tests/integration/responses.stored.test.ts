@@ -13,6 +13,7 @@ import { startFakeResponsesProvider } from "../support/fake-responses.ts";
 import { readJson } from "../support/http.ts";
 import { client, costOf, NATIVE, postResponses, responsesEnv, TRANSLATED } from "../support/responses.ts";
 import { useGateway } from "../support/server.ts";
+import { NO_SEAL } from "../../src/core/reasoning-seal.ts";
 
 const fake = startFakeResponsesProvider();
 afterAll(() => fake.stop());
@@ -166,7 +167,7 @@ describeEachDialect("stored responses", (dialect) => {
     let previous: string | null = null;
     for (let i = 0; i <= MAX_CHAIN_TURNS; i++) {
       const response = { id: `resp_long_${account.id}_${i}`, object: "response", output: [] };
-      await gateway().store.saveResponse(storedTurn(account.id, response, [{ role: "user", content: `turn ${i}` }], { model: TRANSLATED, input: "x", previous_response_id: previous }, now, 86_400_000));
+      await gateway().store.saveResponse(storedTurn(account.id, response, [{ role: "user", content: `turn ${i}` }], { model: TRANSLATED, input: "x", previous_response_id: previous }, now, 86_400_000, NO_SEAL));
       previous = response.id;
     }
     const forwarded = fake.received.length;

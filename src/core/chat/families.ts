@@ -61,6 +61,20 @@ const FAMILY_QUIRKS: readonly { provider: Model["provider"]; pattern: RegExp; qu
   },
 ];
 
+// Providers whose chat API takes an assistant's `reasoning_content` back in later turns (DeepSeek
+// wants it beside tool calls in thinking mode, else a 400: api-docs.deepseek.com/guides/thinking_mode;
+// Kimi's thinking models likewise). The others are not sent a field they do not document.
+const TAKES_REASONING_BACK: readonly Model["provider"][] = ["deepseek", "moonshot"];
+
+export const takesReasoningBack = (provider: Model["provider"]): boolean => TAKES_REASONING_BACK.includes(provider);
+
+/** `body` without the assistant messages' `reasoning_content` (a translated door restores it for every provider first). */
+export function withoutReasoningBack(body: Record<string, unknown>): Record<string, unknown> {
+  const messages = body.messages as Record<string, unknown>[];
+  if (!messages.some((m) => "reasoning_content" in m)) return body;
+  return { ...body, messages: messages.map(({ reasoning_content: _reasoning, ...message }) => message) };
+}
+
 const COMMON: Quirks = { tokenParam: "max_tokens", rejects: [] };
 
 // Per catalog model object (the catalog cache hands out the same ones until it reloads): every request asks twice.

@@ -4,21 +4,25 @@
 // event goes out as `event: <type>` and `data: {type, sequence_number, ...}`.
 import type { StreamSink } from "../chat/relay.ts";
 import { RewritingSink } from "../chat/rewriting-sink.ts";
+import type { ReasoningSeal } from "../reasoning-seal.ts";
 import type { ResponsesRequest } from "./request.ts";
-import { fromNative, functionCallItem, messageItem, outcomeOf, reasoningItem, responseObject, responsesUsage, type ResponseHead } from "./response.ts";
+import { fromNative, messageItem, outcomeOf, reasoningItem, responseObject, responsesUsage, sealFor, type ResponseHead } from "./response.ts";
+import { callItem, callItemId, chatToolsOf, customInput, type NamedTool } from "./tool-names.ts";
 
 type Fields = Record<string, unknown>;
-
 
 interface OpenItem {
   id: string;
   kind: "text" | "call" | "reasoning";
   text: string;
   call_id: string;
-  name: string;
+  /** A call's tool (a custom tool's input is written whole at the end: it streams wrapped in JSON). */
+  tool?: NamedTool;
+  /** A reasoning item's seal, made once when it is done. */
+  sealed?: string | null;
 }
 
-const PREFIX: Record<OpenItem["kind"], string> = { text: "msg", call: "fc", reasoning: "rs" };
+const PREFIX: Record<Exclude<OpenItem["kind"], "call">, string> = { text: "msg", reasoning: "rs" };
 
 const objectOr = (value: unknown): Fields => (typeof value === "object" && value !== null ? (value as Fields) : {});
 
@@ -32,6 +36,7 @@ export interface ResponseStream {
   now: () => number;
   /** Keeps the finished Response (stored responses); its last event waits for it. */
   keep?: (response: Fields & { id: string }) => Promise<unknown>;
+  seal: ReasoningSeal;
 }
 
 /** A native stream's terminal events: they carry the finished Response. */
@@ -104,8 +109,10 @@ export class ResponseEvents extends RewritingSink {
     this.send("response.in_progress", { response });
   }
 
-  private open(kind: OpenItem["kind"], call: { call_id: string; name: string } = { call_id: "", name: "" }): OpenItem {
-    const item: OpenItem = { id: `${PREFIX[kind]}_${this.head?.id.slice(5)}_${this.items.length}`, kind, text: "", ...call };
+  private open(kind: OpenItem["kind"], call: { call_id: string; tool?: NamedTool } = { call_id: "" }): OpenItem {
+    const rest = `${this.head?.id.slice(5)}_${this.items.length}`;
+    const id = kind === "call" ? callItemId(call.tool!, rest) : `${PREFIX[kind]}_${rest}`;
+    const item: OpenItem = { id, kind, text: "", ...call };
     this.items.push(item);
     // An item with parts starts without them: OpenAI's clients append the part that content_part.added announces.
     const added = kind === "call" ? this.itemOf(item, "in_progress") : { ...this.itemOf(item, "in_progress"), content: [] };
@@ -116,8 +123,8 @@ export class ResponseEvents extends RewritingSink {
 
   private itemOf(item: OpenItem, status: string): Fields {
     if (item.kind === "text") return messageItem(item.id, item.text, status);
-    if (item.kind === "reasoning") return reasoningItem(item.id, item.text, status);
-    return functionCallItem(item.id, { call_id: item.call_id, name: item.name, arguments: item.text }, status);
+    if (item.kind === "reasoning") return reasoningItem(item.id, item.text, status, item.sealed ?? null);
+    return callItem(item.id, { call_id: item.call_id, arguments: item.text }, item.tool!, status);
   }
 
   private partOf(item: OpenItem): Fields {
@@ -141,12 +148,12 @@ export class ResponseEvents extends RewritingSink {
     const fn = objectOr(call.function);
     let item = this.calls.get(index);
     if (!item) {
-      item = this.open("call", { call_id: String(call.id ?? `call_${index}`), name: String(fn.name ?? "") });
+      item = this.open("call", { call_id: String(call.id ?? `call_${index}`), tool: chatToolsOf(this.request.tools).named(String(fn.name ?? "")) });
       this.calls.set(index, item);
     }
     if (typeof fn.arguments === "string" && fn.arguments) {
       item.text += fn.arguments;
-      this.send("response.function_call_arguments.delta", { item_id: item.id, output_index: this.items.indexOf(item), delta: fn.arguments });
+      if (!item.tool!.custom) this.send("response.function_call_arguments.delta", { item_id: item.id, output_index: this.items.indexOf(item), delta: fn.arguments });
     }
   }
 
@@ -158,8 +165,13 @@ export class ResponseEvents extends RewritingSink {
         if (item.kind === "text") this.send("response.output_text.done", { ...ids, content_index: 0, text: item.text, logprobs: [] });
         else this.send("response.reasoning_text.done", { ...ids, content_index: 0, text: item.text });
         this.send("response.content_part.done", { ...ids, content_index: 0, part: this.partOf(item) });
+        if (item.kind === "reasoning") item.sealed = sealFor(this.request, this.stream.seal, item.text);
+      } else if (item.tool!.custom) {
+        const input = customInput(item.text);
+        this.send("response.custom_tool_call_input.delta", { ...ids, delta: input });
+        this.send("response.custom_tool_call_input.done", { ...ids, input });
       } else {
-        this.send("response.function_call_arguments.done", { ...ids, name: item.name, arguments: item.text });
+        this.send("response.function_call_arguments.done", { ...ids, name: item.tool!.name, arguments: item.text });
       }
       this.send("response.output_item.done", { output_index, item: this.itemOf(item, "completed") });
     });

@@ -9,6 +9,8 @@ import { speaking } from "../chat/other-api.ts";
 import type { ChatProvider } from "../chat/provider.ts";
 import type { ResponsesRequest } from "./request.ts";
 import { chatUsageOf } from "./response.ts";
+import { nativeTools } from "./tools.ts";
+import { sealedByGateway } from "../reasoning-seal.ts";
 
 type Fields = Record<string, unknown>;
 
@@ -18,10 +20,12 @@ const REASONS_ENCRYPTED = /^(o\d|gpt-5)/;
 
 /**
  * The conversation as a provider's Responses API takes it: a reasoning item it did not write
- * (a translated provider's, with no `encrypted_content`) cannot be sent back, and is left out.
+ * (a translated provider's, sealed by the gateway or bare) cannot be sent back, and is left out.
  */
 const nativeInput = (input: ResponsesRequest["input"]): ResponsesRequest["input"] =>
-  typeof input === "string" ? input : input.filter((item) => item.type !== "reasoning" || "encrypted_content" in item);
+  typeof input === "string" ? input : input.filter((item) => item.type !== "reasoning" || nativeReasoning((item as { encrypted_content?: unknown }).encrypted_content));
+
+const nativeReasoning = (encrypted: unknown): boolean => typeof encrypted === "string" && !sealedByGateway(encrypted);
 
 /** Providers whose API reference documents `POST /v1/responses`. */
 const NATIVE: readonly Provider[] = ["openai", "xai"];
@@ -45,12 +49,18 @@ export const responsesNames = (chatNames: readonly string[]): string[] => chatNa
  * The native body: the client's forwarded fields less those the model's family rejects
  * (`chatDropped`, in chat's names), the provider's model name, the ceiling, and `store: false`.
  */
-export function nativeBody(request: ResponsesRequest, model: Model, ceiling: number, chatDropped: readonly string[]): UpstreamRequest {
+export function nativeBody(request: ResponsesRequest, model: Model, ceiling: number, chatDropped: readonly string[], soldTools: ReadonlySet<string>): UpstreamRequest {
   const dropped = responsesNames(chatDropped);
   const body: Fields = { model: model.upstreamModel, input: nativeInput(request.input) };
   for (const field of FORWARDED) {
     if (request[field] === undefined || dropped.includes(field)) continue;
     body[field] = request[field];
+  }
+  if (request.tools) {
+    // Every tool as sent, but those the provider runs and the operator does not sell.
+    const tools = nativeTools(request.tools, soldTools);
+    body.tools = tools.kept;
+    dropped.push(...tools.dropped);
   }
   // `text.verbosity` and `text.format` are left out of `text`, not with it.
   const textDropped = dropped.filter((name) => name.startsWith("text.")).map((name) => name.slice("text.".length));

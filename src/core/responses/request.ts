@@ -5,8 +5,10 @@ import { type Static, Type as T } from "@sinclair/typebox";
 import { TypeCompiler } from "@sinclair/typebox/compiler";
 import { AppError } from "../errors.ts";
 import { OPENAI_PARAMS } from "../chat/params.ts";
+import { checkTools } from "./tools.ts";
 
-const TEXT_LIMIT = 200_000;
+// Agents resend whole sessions (Codex with `store: false`): the door's body limit bounds them, as on /v1/messages.
+const TEXT_LIMIT = 2_000_000;
 const text = T.String({ maxLength: TEXT_LIMIT });
 const oneOf = (...values: string[]) => T.Union(values.map((v) => T.Literal(v)));
 
@@ -22,48 +24,47 @@ const Message = T.Object({
   content: T.Union([text, T.Array(Part, { maxItems: 50 })]),
 });
 
-const FunctionCall = T.Object({
-  type: T.Literal("function_call"),
-  call_id: T.String({ minLength: 1, maxLength: 256 }),
-  name: T.String({ minLength: 1, maxLength: 64 }),
-  arguments: text,
-});
+const callId = T.String({ minLength: 1, maxLength: 256 });
+const toolName = T.String({ minLength: 1, maxLength: 128 });
+const namespace = T.Optional(toolName);
 
-const FunctionCallOutput = T.Object({
-  type: T.Literal("function_call_output"),
-  call_id: T.String({ minLength: 1, maxLength: 256 }),
+// A call of a function tool, of one inside a `namespace` tool (`namespace` names it), or of a freeform `custom` tool.
+const FunctionCall = T.Object({ type: T.Literal("function_call"), call_id: callId, namespace, name: toolName, arguments: text });
+const CustomToolCall = T.Object({ type: T.Literal("custom_tool_call"), call_id: callId, namespace, name: toolName, input: text });
+
+const CallOutput = T.Object({
+  type: T.Union([T.Literal("function_call_output"), T.Literal("custom_tool_call_output")]),
+  call_id: callId,
   output: T.Union([text, T.Array(Part, { maxItems: 50 })]),
 });
 
-// Reasoning items that reasoning models return, sent back by SDKs: forwarded natively, left out when translated.
-const Reasoning = T.Object({ type: T.Literal("reasoning") });
+// Reasoning items that reasoning models return, sent back by SDKs: forwarded natively; when
+// translated, the text of one the gateway sealed (`encrypted_content`) is restored, the rest left out.
+const Reasoning = T.Object({ type: T.Literal("reasoning"), encrypted_content: T.Optional(T.Union([T.String(), T.Null()])) });
 
 // A stored item of the account's, named by id (stored.ts resolves it).
 const ItemReference = T.Object({ type: T.Literal("item_reference"), id: T.String({ minLength: 1, maxLength: 256 }) });
 
-const Item = T.Union([Message, FunctionCall, FunctionCallOutput, Reasoning, ItemReference]);
+/** The item types the gateway reads; any other (a provider-run tool's call, a later addition) passes as it is. */
+export const KNOWN_ITEM_TYPES = ["message", "function_call", "custom_tool_call", "function_call_output", "custom_tool_call_output", "reasoning", "item_reference"];
+const OtherItem = T.Object({ type: T.String({ minLength: 1, maxLength: 64, pattern: `^(?!(${KNOWN_ITEM_TYPES.join("|")})$)` }) });
 
-const FunctionTool = T.Object({
-  type: T.Literal("function"),
-  name: T.String({ minLength: 1, maxLength: 64 }),
-  description: T.Optional(T.Union([T.String(), T.Null()])),
-  parameters: T.Optional(T.Union([T.Object({}), T.Null()])),
-  strict: T.Optional(T.Union([T.Boolean(), T.Null()])),
-});
+const Item = T.Union([Message, FunctionCall, CustomToolCall, CallOutput, Reasoning, ItemReference, OtherItem]);
 
 const Format = T.Union([
   T.Object({ type: oneOf("text", "json_object") }),
   T.Object({ type: T.Literal("json_schema"), name: T.String({ minLength: 1, maxLength: 64 }), schema: T.Object({}), strict: T.Optional(T.Union([T.Boolean(), T.Null()])), description: T.Optional(T.String()) }),
 ]);
 
-const MAX_INPUT_ITEMS = 200;
+const MAX_INPUT_ITEMS = 10_000;
 
 const ResponsesRequestSchema = T.Object({
   model: T.String({ minLength: 1, maxLength: 128 }),
   input: T.Union([text, T.Array(Item, { minItems: 1, maxItems: MAX_INPUT_ITEMS })]),
   instructions: T.Optional(T.Union([text, T.Null()])),
-  tools: T.Optional(T.Array(T.Object({ type: T.String() }), { maxItems: 64 })),
-  tool_choice: T.Optional(T.Union([oneOf("none", "auto", "required"), T.Object({ type: T.Literal("function"), name: T.String({ minLength: 1 }) })])),
+  tools: T.Optional(T.Array(T.Object({ type: T.String({ minLength: 1, maxLength: 64 }) }), { maxItems: 512 })),
+  tool_choice: T.Optional(T.Union([oneOf("none", "auto", "required"), T.Object({ type: T.String({ minLength: 1, maxLength: 64 }), name: T.Optional(T.String({ minLength: 1 })) })])),
+  max_tool_calls: T.Optional(T.Union([T.Integer({ minimum: 1, maximum: 1_000 }), T.Null()])),
   max_output_tokens: T.Optional(T.Union([T.Integer({ minimum: 1, maximum: 200_000 }), T.Null()])),
   temperature: T.Optional(T.Union([T.Number({ minimum: 0, maximum: 2 }), T.Null()])),
   top_p: T.Optional(T.Union([T.Number({ minimum: 0, maximum: 1 }), T.Null()])),
@@ -86,11 +87,12 @@ export type InputItem = Static<typeof Item>;
 
 const RULES: Record<string, string> = {
   model: "must be a non-empty string of at most 128 characters",
-  input: `must be a string of at most ${TEXT_LIMIT} characters or an array of 1 to ${MAX_INPUT_ITEMS} items (message, function_call, function_call_output, item_reference)`,
+  input: `must be a string of at most ${TEXT_LIMIT} characters or an array of 1 to ${MAX_INPUT_ITEMS} items`,
   previous_response_id: "must be a response id (a string of at most 256 characters)",
   instructions: `must be a string of at most ${TEXT_LIMIT} characters`,
-  tools: "must be an array of at most 64 function tools {type: \"function\", name, description, parameters}",
-  tool_choice: "must be none, auto, required or {type: \"function\", name}",
+  tools: "must be an array of at most 512 tools, each an object with a type",
+  tool_choice: "must be none, auto, required or {type, name?}",
+  max_tool_calls: "must be an integer from 1 to 1000",
   max_output_tokens: "must be an integer from 1 to 200000",
   temperature: "must be a number from 0 to 2",
   top_p: "must be a number from 0 to 1",
@@ -104,9 +106,8 @@ const RULES: Record<string, string> = {
 };
 
 const compiled = TypeCompiler.Compile(ResponsesRequestSchema);
-const compiledTool = TypeCompiler.Compile(FunctionTool);
 const compiledItem = TypeCompiler.Compile(Item);
-const TOOLS_LIMIT_BYTES = 65_536;
+const TOOLS_LIMIT_BYTES = 1_048_576;
 const FORMAT_LIMIT_BYTES = 32_768;
 const utf8Length = (value: unknown): number => Buffer.byteLength(JSON.stringify(value), "utf8");
 const invalid = (message: string) => new AppError("invalid_request_error", message);
@@ -117,7 +118,7 @@ function describe(body: Record<string, unknown>, pointer: string): string {
   // A union reports the array, not the item: find the first item that is none of the kinds.
   const index = top === "input" && Array.isArray(body.input) ? (pointed ?? body.input.findIndex((item) => !compiledItem.Check(item))) : pointed;
   if (top === "input" && index !== undefined && Number(index) >= 0) {
-    return `input[${index}] must be a message {role, content} with input_text, output_text or input_image parts, a function_call {call_id, name, arguments}, a function_call_output {call_id, output} or an item_reference {id}`;
+    return `input[${index}] must be a message {role, content} with input_text, output_text or input_image parts, a function_call {call_id, name, arguments}, a custom_tool_call {call_id, name, input}, a function_call_output or custom_tool_call_output {call_id, output}, a reasoning item or an item_reference {id}`;
   }
   if (!(top in body)) return `${top} is required`;
   return `${top} ${RULES[top] ?? "is invalid"}`;
@@ -129,13 +130,7 @@ function refuseUnoffered(body: ResponsesRequest & { background?: unknown; conver
   if (body.conversation !== undefined && body.conversation !== null) {
     throw invalid("conversation is not supported: continue a conversation with previous_response_id");
   }
-  const serverSide = (body.tools ?? []).find((tool) => tool.type !== "function");
-  if (serverSide) {
-    throw invalid(`Server-side tools are not supported (tools contains type "${serverSide.type}"); only function tools are`);
-  }
-  (body.tools ?? []).forEach((tool, i) => {
-    if (!compiledTool.Check(tool)) throw invalid(`Invalid request: tools[${i}] must be {type: "function", name, description?, parameters?, strict?}`);
-  });
+  checkTools(body.tools ?? []);
 }
 
 /**

@@ -1,7 +1,9 @@
 // The Response object (platform.openai.com/docs/api-reference/responses/object) as the client
 // gets it: built from a chat completion for translated providers, and the usage in the
 // Responses API's names with the exact charge, for both translated and native answers.
+import type { ReasoningSeal } from "../reasoning-seal.ts";
 import type { ResponsesRequest } from "./request.ts";
+import { callItem, callItemId, chatToolsOf } from "./tool-names.ts";
 
 type Fields = Record<string, unknown>;
 const objectOr = (value: unknown): Fields => (typeof value === "object" && value !== null && !Array.isArray(value) ? (value as Fields) : {});
@@ -75,40 +77,48 @@ export const messageItem = (id: string, text: string, status = "completed"): Fie
   id, type: "message", status, role: "assistant", content: [{ type: "output_text", text, annotations: [], logprobs: [] }],
 });
 
-/** What a chat provider returns as `reasoning_content` (DeepSeek, Kimi, Grok): the raw reasoning, as OpenAI's `reasoning_text`. */
-export const reasoningItem = (id: string, text: string, status = "completed"): Fields => ({
-  id, type: "reasoning", status, summary: [], content: [{ type: "reasoning_text", text }],
+/**
+ * What a chat provider returns as `reasoning_content` (DeepSeek, Kimi, Grok): the raw reasoning,
+ * as OpenAI's `reasoning_text`, and, when sealed (`encrypted`), the value that brings it back.
+ */
+export const reasoningItem = (id: string, text: string, status = "completed", encrypted: string | null = null): Fields => ({
+  id, type: "reasoning", status, summary: [], content: [{ type: "reasoning_text", text }], ...(encrypted === null ? {} : { encrypted_content: encrypted }),
 });
 
-/** A function call item: what the client runs and answers with a `function_call_output`. */
-export const functionCallItem = (id: string, call: { call_id: string; name: string; arguments: string }, status = "completed"): Fields => ({
-  id, type: "function_call", status, ...call,
-});
+/** Whether the client asked for reasoning it can send back (`include`, as OpenAI's stateless clients do). */
+export const wantsSealedReasoning = (request: Pick<ResponsesRequest, "include">): boolean => request.include?.includes("reasoning.encrypted_content") === true;
+
+/** A reasoning item's seal for `request`: the text sealed when asked for, else none. */
+export const sealFor = (request: Pick<ResponsesRequest, "include">, seal: ReasoningSeal, text: string): string | null =>
+  wantsSealedReasoning(request) ? seal.seal(text) : null;
 
 /** The output items of a chat completion's first choice: its reasoning, text, refusal and tool calls. */
-function outputOf(message: Fields, suffix: string): Fields[] {
+function outputOf(message: Fields, suffix: string, request: ResponsesRequest, seal: ReasoningSeal): Fields[] {
   const output: Fields[] = [];
-  if (typeof message.reasoning_content === "string" && message.reasoning_content.length > 0) output.push(reasoningItem(`rs_${suffix}`, message.reasoning_content));
+  const reasoning = message.reasoning_content;
+  if (typeof reasoning === "string" && reasoning.length > 0) output.push(reasoningItem(`rs_${suffix}`, reasoning, "completed", sealFor(request, seal, reasoning)));
   if (typeof message.content === "string" && message.content.length > 0) output.push(messageItem(`msg_${suffix}`, message.content));
   if (typeof message.refusal === "string" && message.refusal.length > 0) {
     output.push({ id: `msg_${suffix}_refusal`, type: "message", status: "completed", role: "assistant", content: [{ type: "refusal", refusal: message.refusal }] });
   }
   const calls = Array.isArray(message.tool_calls) ? (message.tool_calls as Fields[]) : [];
+  const tools = chatToolsOf(request.tools);
   calls.forEach((call, i) => {
     const fn = objectOr(call.function);
-    output.push(functionCallItem(`fc_${suffix}_${i}`, { call_id: String(call.id ?? `call_${suffix}_${i}`), name: String(fn.name ?? ""), arguments: String(fn.arguments ?? "") }));
+    const tool = tools.named(String(fn.name ?? ""));
+    output.push(callItem(callItemId(tool, `${suffix}_${i}`), { call_id: String(call.id ?? `call_${suffix}_${i}`), arguments: String(fn.arguments ?? "") }, tool, "completed"));
   });
   return output;
 }
 
 /** The Response `id` for a chat completion as the chat pipeline answers it (public model, usage with its charge). */
-export function fromCompletion(completion: Fields, request: ResponsesRequest, id: string): Fields {
+export function fromCompletion(completion: Fields, request: ResponsesRequest, id: string, seal: ReasoningSeal): Fields {
   const suffix = id.slice("resp_".length);
   const choice = objectOr((completion.choices as unknown[] | undefined)?.[0]);
   return responseObject(
     { id, created_at: Number(completion.created), model: String(completion.model) },
     request,
-    { ...outcomeOf(choice.finish_reason), output: outputOf(objectOr(choice.message), suffix), usage: responsesUsage(completion.usage) },
+    { ...outcomeOf(choice.finish_reason), output: outputOf(objectOr(choice.message), suffix, request, seal), usage: responsesUsage(completion.usage) },
   );
 }
 

@@ -2,6 +2,7 @@
 // responses"): a later turn names an earlier response (`previous_response_id`) or earlier items
 // (`item_reference`), and the whole conversation is sent to the provider, which keeps nothing.
 import { AppError } from "../errors.ts";
+import type { ReasoningSeal } from "../reasoning-seal.ts";
 import type { InputItem, ResponsesRequest } from "./request.ts";
 
 type Fields = Record<string, unknown>;
@@ -137,9 +138,21 @@ export async function conversationOf(store: ResponsesStore, keyHash: string, req
   return { input, own, storedBytes };
 }
 
+/**
+ * A reasoning item as kept for the next turn: one the gateway wrote (a translated model's, whose
+ * text it may have to restore, as DeepSeek's thinking mode needs) is kept sealed, as if the client
+ * had asked for `encrypted_content`. A provider's own encrypted one is kept as it came.
+ */
+function keptReasoning(item: Fields, seal: ReasoningSeal): Fields {
+  if (item.type !== "reasoning" || typeof item.encrypted_content === "string" || !Array.isArray(item.content)) return item;
+  const text = (item.content as Fields[]).map((part) => (typeof part.text === "string" ? part.text : "")).join("");
+  const sealed = text ? seal.seal(text) : null;
+  return sealed === null ? item : { ...item, encrypted_content: sealed };
+}
+
 /** What a turn stores: its Response as answered, its own input and the Response's output. */
-export function storedTurn(accountId: string, response: Fields & { id: string }, own: Fields[], request: ResponsesRequest, now: number, retentionMs: number): NewStoredResponse {
-  const output = Array.isArray(response.output) ? (response.output as Fields[]) : [];
+export function storedTurn(accountId: string, response: Fields & { id: string }, own: Fields[], request: ResponsesRequest, now: number, retentionMs: number, seal: ReasoningSeal): NewStoredResponse {
+  const output = Array.isArray(response.output) ? (response.output as Fields[]).map((item) => keptReasoning(item, seal)) : [];
   return {
     accountId,
     response,

@@ -7,6 +7,7 @@ import { CLIENT_LEFT, relayStream, type Relay, type StreamSink } from "../../cor
 import type { ChatProvider } from "../../core/chat/provider.ts";
 import { AppError, isAppError } from "../../core/errors.ts";
 import type { Store } from "../../core/ports.ts";
+import type { ReasoningSeal } from "../../core/reasoning-seal.ts";
 import { authenticateApiKey, presentedKeyHash } from "../api-key.ts";
 import { BodyCutShort, readJsonBody } from "../body.ts";
 import { clientIp, type PeerSource } from "../client-ip.ts";
@@ -27,6 +28,8 @@ export interface ChatDeps {
   log: Logger;
   now: () => number;
   metrics: Metrics;
+  /** Seals the reasoning the doors write for translated models, and opens what comes back. */
+  seal: ReasoningSeal;
 }
 
 /** What differs between the front doors: where the key comes from, how large a body may be, how errors read. */

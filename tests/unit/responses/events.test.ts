@@ -4,6 +4,7 @@ import { expect, test } from "bun:test";
 import type { StreamSink } from "../../../src/core/chat/relay.ts";
 import { ResponseEvents } from "../../../src/core/responses/events.ts";
 import { parseResponsesRequest } from "../../../src/core/responses/request.ts";
+import { NO_SEAL } from "../../../src/core/reasoning-seal.ts";
 
 function capture() {
   const written: string[] = [];
@@ -24,7 +25,7 @@ const wire = { prompt_tokens: 3, completion_tokens: 2, total_tokens: 5, prompt_t
 
 test("text and a length finish: the item's events, then response.incomplete with the usage in Responses names", () => {
   const { sink, events } = capture();
-  const writer = new ResponseEvents(sink, request, { id: "resp_1", model: "deepseek-v3.2", native: false, now: () => 0 });
+  const writer = new ResponseEvents(sink, request, { id: "resp_1", model: "deepseek-v3.2", native: false, now: () => 0, seal: NO_SEAL });
   writer.emit(data(chunk({ role: "assistant", content: "Hel" })));
   writer.emit(data(chunk({ content: "lo" })) + data(chunk({}, "length", { usage: wire })) + "data: [DONE]\n\n");
   const all = events();
@@ -42,7 +43,7 @@ test("text and a length finish: the item's events, then response.incomplete with
 
 test("native events pass renumbered, with the gateway's id and the public model, and the last one carries the charged usage", () => {
   const { sink, events } = capture();
-  const writer = new ResponseEvents(sink, request, { id: "resp_gw", model: "gpt-4.1", native: true, now: () => 0 });
+  const writer = new ResponseEvents(sink, request, { id: "resp_gw", model: "gpt-4.1", native: true, now: () => 0, seal: NO_SEAL });
   const native = (event: object, extra: object = {}) => data({ choices: [{ index: 0, delta: {} }], event, ...extra });
   writer.emit(native({ type: "response.created", sequence_number: 40, response: { id: "resp_x", created_at: 1, model: "gpt-4.1-2025-04-14", usage: null } }));
   writer.emit(native({ type: "response.completed", sequence_number: 41, response: { id: "resp_x", created_at: 1, model: "gpt-4.1-2025-04-14", usage: { input_tokens: 3 } } }, { usage: wire }));
@@ -54,7 +55,7 @@ test("native events pass renumbered, with the gateway's id and the public model,
 
 test("the relay's error event becomes response.failed with what was written so far", () => {
   const { sink, events } = capture();
-  const writer = new ResponseEvents(sink, request, { id: "resp_1", model: "deepseek-v3.2", native: false, now: () => 0 });
+  const writer = new ResponseEvents(sink, request, { id: "resp_1", model: "deepseek-v3.2", native: false, now: () => 0, seal: NO_SEAL });
   writer.emit(data(chunk({ tool_calls: [{ index: 0, id: "call_1", function: { name: "f", arguments: '{"a"' } }] })));
   writer.emit(data({ error: { message: "Upstream provider timed out after 1 s", type: "provider_error", code: "502" } }));
   const failed = events().at(-1)!;
@@ -73,7 +74,7 @@ test("with a keeper, the last event waits until the Response is kept, and the Re
     kept = response;
     return keeping;
   };
-  const writer = new ResponseEvents(sink, { ...request, store: true }, { id: "resp_k", model: "deepseek-v3.2", native: false, now: () => 0, keep });
+  const writer = new ResponseEvents(sink, { ...request, store: true }, { id: "resp_k", model: "deepseek-v3.2", native: false, now: () => 0, seal: NO_SEAL, keep });
   writer.emit(data(chunk({ content: "Hi" })) + data(chunk({}, "stop", { usage: wire })));
   const finished = writer.finished();
   expect(events().map((e) => e.type).at(-1)).toBe("response.output_item.done");

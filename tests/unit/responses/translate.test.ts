@@ -6,6 +6,7 @@ import { nativeBody, speaksResponses } from "../../../src/core/responses/native.
 import { parseResponsesRequest } from "../../../src/core/responses/request.ts";
 import { toChatRequest } from "../../../src/core/responses/to-chat.ts";
 import { model } from "../chat/fakes.ts";
+import { NO_SEAL } from "../../../src/core/reasoning-seal.ts";
 
 describe("toChatRequest", () => {
   test("instructions, messages with parts, function calls and their outputs become chat messages", () => {
@@ -22,7 +23,7 @@ describe("toChatRequest", () => {
         { type: "reasoning", id: "rs_1", summary: [] },
       ],
     });
-    expect(toChatRequest(request).messages).toEqual([
+    expect(toChatRequest(request, NO_SEAL).request.messages).toEqual([
       { role: "system", content: "Be brief" },
       { role: "user", content: [{ type: "text", text: "What is here?" }, { type: "image_url", image_url: { url: "https://example.test/a.png", detail: "low" } }] },
       {
@@ -40,7 +41,7 @@ describe("toChatRequest", () => {
 
   test("an item is what its type says, whatever other fields it carries (found by the fuzzer)", () => {
     const request = parseResponsesRequest({ model: "deepseek-v3.2", input: [{ type: "function_call", call_id: "c", name: "f", arguments: "{}", role: [] }] });
-    expect(toChatRequest(request).messages).toEqual([{ role: "assistant", content: null, tool_calls: [{ id: "c", type: "function", function: { name: "f", arguments: "{}" } }] }]);
+    expect(toChatRequest(request, NO_SEAL).request.messages).toEqual([{ role: "assistant", content: null, tool_calls: [{ id: "c", type: "function", function: { name: "f", arguments: "{}" } }] }]);
   });
 
   test("settings under chat's names: the ceiling, tools, tool_choice, text.format, reasoning", () => {
@@ -50,7 +51,7 @@ describe("toChatRequest", () => {
       tools: [{ type: "function", name: "f", parameters: schema }], tool_choice: { type: "function", name: "f" },
       text: { format: { type: "json_schema", name: "out", schema, strict: true }, verbosity: "low" }, reasoning: { effort: "low" },
       metadata: { a: "b" }, user: "u1", stream: true,
-    }));
+    }), NO_SEAL).request;
     expect(chat).toEqual({
       model: "gpt-5", messages: [{ role: "user", content: "hi" }], stream: true, max_completion_tokens: 300, temperature: 0.2, top_p: 0.9,
       tools: [{ type: "function", function: { name: "f", parameters: schema } }], tool_choice: { type: "function", function: { name: "f" } },
@@ -72,8 +73,8 @@ describe("nativeBody", () => {
       model: "gpt-5", input: "hi", max_output_tokens: 100, temperature: 0.3, reasoning: { effort: "low" }, text: { verbosity: "low" }, made_up: 1,
     });
     const gpt5 = model("gpt-5");
-    const chat = upstreamBody(toChatRequest(request), gpt5, 100);
-    expect(nativeBody(request, gpt5, 100, chat.dropped)).toEqual({
+    const chat = upstreamBody(toChatRequest(request, NO_SEAL).request, gpt5, 100);
+    expect(nativeBody(request, gpt5, 100, chat.dropped, new Set())).toEqual({
       body: { model: gpt5.upstreamModel, input: "hi", text: { verbosity: "low" }, reasoning: { effort: "low" }, max_output_tokens: 100, store: false, include: ["reasoning.encrypted_content"] },
       dropped: ["temperature"],
     });
@@ -82,8 +83,8 @@ describe("nativeBody", () => {
   test("a text setting the family rejects is left out of text, the rest of text kept", () => {
     const request = parseResponsesRequest({ model: "gpt-4.1", input: "hi", text: { format: { type: "json_object" }, verbosity: "low" } });
     const gpt41 = model("gpt-4.1");
-    const chat = upstreamBody(toChatRequest(request), gpt41, 50);
-    expect(nativeBody(request, gpt41, 50, chat.dropped)).toEqual({
+    const chat = upstreamBody(toChatRequest(request, NO_SEAL).request, gpt41, 50);
+    expect(nativeBody(request, gpt41, 50, chat.dropped, new Set())).toEqual({
       body: { model: "gpt-4.1", input: "hi", text: { format: { type: "json_object" } }, max_output_tokens: 50, store: false },
       dropped: ["text.verbosity"],
     });

@@ -18,6 +18,14 @@ import { storedResponsesRoutes } from "./responses-stored.ts";
 
 type Fields = Record<string, unknown>;
 
+// The provider-run tools' types the operator sells, made once per configuration.
+const soldTools = new WeakMap<ChatDeps["config"], ReadonlySet<string>>();
+function soldToolsOf(config: ChatDeps["config"]): ReadonlySet<string> {
+  let types = soldTools.get(config);
+  if (!types) soldTools.set(config, (types = new Set(config.hostedToolPrices.keys())));
+  return types;
+}
+
 const serveResponse: Serve = async (request, deps, leases, record, door, clientIp) => {
   const { body, ports, call, client, guard } = await pipelineRequest(request, deps, leases, record, door, clientIp);
   const parsed = parseResponsesRequest(body.value);
@@ -34,14 +42,15 @@ const serveResponse: Serve = async (request, deps, leases, record, door, clientI
   const effective = { ...parsed, input: conversation.input as typeof parsed.input, store: keep };
   // A refusal's hint names the ceiling as the Responses API does.
   const policy = { ...call.policy, ceilingName: "max_output_tokens" };
-  const { admitted, ...answering } = await admitResponse(ports, { ...call, bodyBytes, policy }, effective);
+  const setup = { seal: deps.seal, soldTools: soldToolsOf(deps.config) };
+  const { admitted, ...answering } = await admitResponse(ports, { ...call, bodyBytes, policy }, effective, setup);
   const accountId = admitted.billing.reservation.accountId;
   const save = (response: Fields & { id: string }) =>
-    deps.store.saveResponse(storedTurn(accountId, response, conversation.own, parsed, deps.now(), retentionMs))
+    deps.store.saveResponse(storedTurn(accountId, response, conversation.own, parsed, deps.now(), retentionMs, deps.seal))
       .catch((error: unknown) => deps.log.error("storing a response failed", { requestId: record.id, responseId: id, error }));
   if (parsed.stream) {
     // Taken out first, so that the closure (which lives as long as the stream) holds these and not `admitted`.
-    const stream = { id, model: admitted.model.id, native: answering.native, now: deps.now, ...(keep ? { keep: save } : {}) };
+    const stream = { id, model: admitted.model.id, native: answering.native, now: deps.now, seal: deps.seal, ...(keep ? { keep: save } : {}) };
     // The events echo the request's settings; the conversation stays with the provider's exchange.
     const echoed = { ...parsed, store: keep };
     const sinkFor = (sink: StreamSink) => new ResponseEvents(sink, echoed, stream);
@@ -56,9 +65,18 @@ const serveResponse: Serve = async (request, deps, leases, record, door, clientI
   }
 };
 
+const notPost = methodNotAllowed(chatError, "POST");
+const isWebSocketUpgrade = (request: Request): boolean => request.headers.get("upgrade")?.toLowerCase() === "websocket";
+
+// Codex tries the Responses API's WebSocket mode when its provider is set to (`supports_websockets`):
+// 426 is the answer it falls back to HTTP from at once (404 and 5xx are retried for seconds first, a 400 fails the turn).
+const webSocketRefused = (): Response =>
+  chatError(new AppError("upgrade_required", "The Responses API's WebSocket mode is not offered here; send POST /v1/responses"), { upgrade: "HTTP/1.1" });
+
 /** Mounted by the chat routes, to share their provider adapter (and its key pools). */
 export const responsesRoutes = (deps: ChatDeps & { provider: ChatProvider }, leases: LeaseKeeper) =>
   new Elysia({ name: "responses" })
     .post("/v1/responses", pipelineHandler(serveResponse, deps, leases, openAiDoor(deps.config.agentMaxBodyBytes)))
-    .all("/v1/responses", methodNotAllowed(chatError, "POST"))
+    .get("/v1/responses", ({ request }) => (isWebSocketUpgrade(request) ? webSocketRefused() : notPost()))
+    .all("/v1/responses", notPost)
     .use(storedResponsesRoutes(deps));
