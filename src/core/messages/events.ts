@@ -4,6 +4,7 @@
 // Each event goes out as `event: <type>` and `data: {type, ...}`, generated as chunks arrive.
 import type { StreamSink } from "../chat/relay.ts";
 import { RewritingSink } from "../chat/rewriting-sink.ts";
+import type { ReasoningSeal } from "../reasoning-seal.ts";
 import { anthropicErrorType } from "./errors.ts";
 import { messageId, messagesUsage, stopReasonOf } from "./response.ts";
 
@@ -18,11 +19,13 @@ export class MessageEvents extends RewritingSink {
   private started = false;
   private index = -1;
   private open: { kind: BlockKind; call?: number } | null = null;
+  /** The open thinking block's text: its signature seals it when the block closes. */
+  private thinking = "";
 
   /** `native`: the chunks carry a provider's own Messages events (native.ts), not chat deltas. */
   constructor(
     sink: StreamSink,
-    private readonly stream: { model: string; native: boolean },
+    private readonly stream: { model: string; native: boolean; seal: ReasoningSeal },
   ) {
     super(sink);
   }
@@ -89,12 +92,18 @@ export class MessageEvents extends RewritingSink {
 
   private closeBlock(): void {
     if (!this.open) return;
+    if (this.open.kind === "thinking") {
+      const signature = this.stream.seal.seal(this.thinking);
+      if (signature !== null) this.send("content_block_delta", { index: this.index, delta: { type: "signature_delta", signature } });
+      this.thinking = "";
+    }
     this.send("content_block_stop", { index: this.index });
     this.open = null;
   }
 
   private write(kind: "text" | "thinking", text: string): void {
     this.openBlock(kind);
+    if (kind === "thinking") this.thinking += text;
     // The event of almost every chunk, written as text: the same JSON as `send` would build.
     this.out += `event: content_block_delta\ndata: {"type":"content_block_delta","index":${this.index},"delta":{"type":"${kind}_delta","${kind}":${JSON.stringify(text)}}}\n\n`;
   }

@@ -5,6 +5,7 @@
 import type { Model, Provider } from "../catalog.ts";
 import { admitChat, completeChat, type Admitted, type ChatCall, type ChatPorts } from "../chat/pipeline.ts";
 import { AppError } from "../errors.ts";
+import type { ReasoningSeal } from "../reasoning-seal.ts";
 import { nativeBody, nativeProvider } from "./native.ts";
 import type { MessagesRequest } from "./request.ts";
 import { fromCompletion, fromNative } from "./response.ts";
@@ -13,6 +14,8 @@ import { toChatRequest } from "./to-chat.ts";
 export interface MessagesCall extends Omit<ChatCall, "request"> {
   /** Providers whose Anthropic API is configured (`<P>_ANTHROPIC_BASE_URL`): forwarded natively. */
   native: ReadonlySet<Provider>;
+  /** Seals a translated model's thinking (the blocks' signatures) and opens what comes back. */
+  seal: ReasoningSeal;
 }
 
 interface AdmittedMessage {
@@ -20,6 +23,7 @@ interface AdmittedMessage {
   ports: ChatPorts;
   admitted: Admitted;
   native: boolean;
+  seal: ReasoningSeal;
 }
 
 // Where the chat fields a family rejects (families.ts) sit in a Messages body.
@@ -50,19 +54,19 @@ async function requestedModel(ports: ChatPorts, id: string): Promise<Model | nul
 export async function admitMessage(ports: ChatPorts, call: MessagesCall, request: MessagesRequest): Promise<AdmittedMessage> {
   const model = await requestedModel(ports, request.model);
   const native = model !== null && call.native.has(model.provider);
-  const translation = toChatRequest(request, model?.provider ?? "openai");
+  const translation = toChatRequest(request, model?.provider ?? "openai", call.seal);
   const admitted = await admitChat(ports, { ...call, request: translation.request });
   if (!native) {
     // Translated: the chat body is sent, and what was left out is named as the client named it.
     const dropped = [...translation.dropped, ...admitted.upstream.dropped.map((name) => MESSAGES_NAME[name] ?? name)];
-    return { ports, admitted: { ...admitted, upstream: { ...admitted.upstream, dropped } }, native };
+    return { ports, admitted: { ...admitted, upstream: { ...admitted.upstream, dropped } }, native, seal: call.seal };
   }
   const upstream = nativeBody(request, admitted.model, admitted.priced.ceiling);
-  return { ports: { ...ports, provider: nativeProvider(ports.provider) }, admitted: { ...admitted, upstream }, native };
+  return { ports: { ...ports, provider: nativeProvider(ports.provider) }, admitted: { ...admitted, upstream }, native, seal: call.seal };
 }
 
 /** Forwards a non-streamed request, charges its usage and answers the Message. */
-export async function completeMessage({ ports, admitted, native }: AdmittedMessage): Promise<Record<string, unknown>> {
+export async function completeMessage({ ports, admitted, native, seal }: AdmittedMessage): Promise<Record<string, unknown>> {
   const answer = await completeChat(ports, admitted);
-  return native ? fromNative(answer.message as Record<string, unknown>, admitted.model.id, answer.usage) : fromCompletion(answer, admitted.model.id);
+  return native ? fromNative(answer.message as Record<string, unknown>, admitted.model.id, answer.usage) : fromCompletion(answer, admitted.model.id, seal);
 }

@@ -3,6 +3,8 @@
 // either way `usage` in Anthropic's meaning (input_tokens without the cache's reads and writes)
 // and carrying `cost_usd`, the exact charge.
 
+import type { ReasoningSeal } from "../reasoning-seal.ts";
+
 type Fields = Record<string, unknown>;
 const objectOr = (value: unknown): Fields => (typeof value === "object" && value !== null && !Array.isArray(value) ? (value as Fields) : {});
 const count = (value: unknown): number => (Number.isSafeInteger(value) && (value as number) >= 0 ? (value as number) : 0);
@@ -58,14 +60,18 @@ export function toolInput(args: unknown): Fields {
   }
 }
 
+/**
+ * A thinking block for a translated model's reasoning: its `signature` is the text sealed, which
+ * brings it back when the client returns the block (empty where the deployment seals nothing).
+ */
+export const thinkingBlock = (thinking: string, seal: ReasoningSeal): Fields => ({ type: "thinking", thinking, signature: seal.seal(thinking) ?? "" });
+
 /** A chat completion (with the gateway's wire usage) as a Message. */
-export function fromCompletion(completion: Fields, model: string): Fields {
+export function fromCompletion(completion: Fields, model: string, seal: ReasoningSeal): Fields {
   const choice = objectOr((completion.choices as unknown[] | undefined)?.[0]);
   const message = objectOr(choice.message);
   const content: Fields[] = [];
-  if (typeof message.reasoning_content === "string" && message.reasoning_content) {
-    content.push({ type: "thinking", thinking: message.reasoning_content, signature: "" });
-  }
+  if (typeof message.reasoning_content === "string" && message.reasoning_content) content.push(thinkingBlock(message.reasoning_content, seal));
   if (typeof message.content === "string" && message.content) content.push({ type: "text", text: message.content });
   if (typeof message.refusal === "string" && message.refusal) content.push({ type: "text", text: message.refusal });
   for (const call of Array.isArray(message.tool_calls) ? (message.tool_calls as Fields[]) : []) {

@@ -4,16 +4,13 @@
 // text blocks as messages, images as image_url parts, tool_use as tool_calls, tool_result as
 // `tool` messages, thinking as `reasoning_content`.
 import type { Provider } from "../catalog.ts";
+import { takesReasoningBack } from "../chat/families.ts";
 import type { ChatRequest } from "../chat/request.ts";
+import type { ReasoningSeal } from "../reasoning-seal.ts";
 import type { ContentBlock, InputMessage, MessagesRequest } from "./request.ts";
 
 type ChatMessage = ChatRequest["messages"][number];
 type Fields = Record<string, unknown>;
-
-// Providers whose chat API takes an assistant's `reasoning_content` back in later turns (DeepSeek
-// wants it beside tool calls in thinking mode: api-docs.deepseek.com/guides/thinking_mode; Kimi's
-// thinking models likewise). The others are not sent a field they do not document.
-const TAKES_REASONING_BACK: readonly Provider[] = ["deepseek", "moonshot"];
 
 const blocksOf = (content: InputMessage["content"]): ContentBlock[] =>
   typeof content === "string" ? [{ type: "text", text: content }] : (content as ContentBlock[]);
@@ -62,15 +59,19 @@ function userMessages(blocks: ContentBlock[], dropped: Set<string>): ChatMessage
   return out;
 }
 
-/** An assistant turn: text, tool calls and (for providers that take it back) the reasoning. */
-function assistantMessage(blocks: ContentBlock[], reasoningBack: boolean, dropped: Set<string>): ChatMessage {
+/**
+ * An assistant turn: text, tool calls and (for providers that take it back) the reasoning of
+ * the thinking blocks the gateway wrote, read from their signatures; any other thinking block
+ * (a forged one, another deployment's, Anthropic's own) is left out.
+ */
+function assistantMessage(blocks: ContentBlock[], reasoningBack: ReasoningSeal | null, dropped: Set<string>): ChatMessage {
   let content = "";
   let reasoning = "";
   const calls: Fields[] = [];
   for (const block of blocks) {
     if (block.type === "text") content += str(block.text);
     else if (block.type === "tool_use") calls.push({ id: str(block.id), type: "function", function: { name: str(block.name), arguments: JSON.stringify(block.input) } });
-    else if (block.type === "thinking") reasoning += str(block.thinking);
+    else if (block.type === "thinking") reasoning += reasoningBack?.open(block.signature) ?? "";
     else if (block.type !== "redacted_thinking") dropped.add(block.type);
   }
   const message: Fields = { role: "assistant", content: content || (calls.length > 0 ? null : "") };
@@ -82,7 +83,7 @@ function assistantMessage(blocks: ContentBlock[], reasoningBack: boolean, droppe
 const systemText = (system: MessagesRequest["system"]): string =>
   typeof system === "string" ? system : (system ?? []).map((block) => str((block as Fields).text)).join("\n\n");
 
-function chatMessages(request: MessagesRequest, reasoningBack: boolean, dropped: Set<string>): ChatMessage[] {
+function chatMessages(request: MessagesRequest, reasoningBack: ReasoningSeal | null, dropped: Set<string>): ChatMessage[] {
   const system = systemText(request.system);
   const messages: ChatMessage[] = system ? [{ role: "system", content: system }] : [];
   for (const message of request.messages) {
@@ -145,9 +146,9 @@ export interface ChatTranslation {
 }
 
 /** The chat request a Messages request amounts to, for a model of `provider`. */
-export function toChatRequest(request: MessagesRequest, provider: Provider): ChatTranslation {
+export function toChatRequest(request: MessagesRequest, provider: Provider, seal: ReasoningSeal): ChatTranslation {
   const dropped = new Set<string>();
-  const messages = chatMessages(request, TAKES_REASONING_BACK.includes(provider), dropped);
+  const messages = chatMessages(request, takesReasoningBack(provider) ? seal : null, dropped);
   if (request.top_k !== undefined) dropped.add("top_k");
   const stop = request.stop_sequences?.slice(0, 4);
   if ((request.stop_sequences?.length ?? 0) > 4) dropped.add("stop_sequences");

@@ -33,10 +33,10 @@ const serveMessage: Serve = async (request, deps, leases, record, door, clientIp
   const { body, ports, call, client } = await pipelineRequest(request, deps, leases, record, door, clientIp);
   const parsed = parseMessagesRequest(body.value);
   const native = new Set(PROVIDERS.filter((p) => deps.config.providers[p].anthropicBaseUrl));
-  const { admitted, ...answering } = await admitMessage(ports, { ...call, native }, parsed);
+  const { admitted, ...answering } = await admitMessage(ports, { ...call, native, seal: deps.seal }, parsed);
   if (parsed.stream) {
     // Taken out first, so that the closure (which lives as long as the stream) holds these and not `admitted`.
-    const stream = { model: admitted.model.id, native: answering.native };
+    const stream = { model: admitted.model.id, native: answering.native, seal: deps.seal };
     const sinkFor = (sink: StreamSink) => new MessageEvents(sink, stream);
     return streamed(answering.ports, admitted, client, record, sinkFor);
   }
