@@ -10,9 +10,11 @@ import { anthropicEvents, anthropicMessage } from "./anthropic-dialect.ts";
 export interface Script {
   /** The assistant's text, or a function call instead. */
   text?: string;
-  /** Chat only: reasoning before the text, as DeepSeek's `reasoning_content`. */
+  /** Chat only: reasoning before the text or the call, as DeepSeek's `reasoning_content`. */
   reasoning?: string;
   call?: { call_id: string; name: string; arguments: string };
+  /** Responses only: a call of a freeform `custom` tool (Codex's `apply_patch`) instead of the text. */
+  custom?: { call_id: string; name: string; input: string };
   /** `input` counts every prompt token; `cached` of them were read from the cache, `cacheWrites` written to it (Anthropic only). */
   usage: { input: number; output: number; cached?: number; reasoning?: number; cacheWrites?: number };
   /** Answer this status with an OpenAI-style error body. */
@@ -30,6 +32,11 @@ export type ScriptFor = (request: { path: string; body: Record<string, unknown> 
 
 export interface FakeResponsesProvider {
   baseUrl: string;
+  /**
+   * Chat completions for these upstream models answer as DeepSeek's thinking mode does when an
+   * assistant turn that made tool calls comes back without its `reasoning_content`: 400.
+   */
+  thinking(models: readonly string[]): void;
   received: { path: string; body: Record<string, unknown>; headers?: Record<string, string | null> }[];
   /** The answer to every request from now on, or a function choosing each request's answer. */
   script(next: Script | ScriptFor): void;
@@ -48,6 +55,7 @@ function nativeUsage(u: Script["usage"]): Fields {
 
 // Item ids are unique per answer, as OpenAI's are: a later turn names them (`item_reference`).
 function nativeItem(s: Script, serial: number): Fields {
+  if (s.custom) return { id: `ctc_fake${serial}`, type: "custom_tool_call", status: "completed", ...s.custom };
   if (s.call) return { id: `fc_fake${serial}`, type: "function_call", status: "completed", ...s.call };
   return { id: `msg_fake${serial}`, type: "message", status: "completed", role: "assistant", content: [{ type: "output_text", text: s.text ?? "", annotations: [] }] };
 }
@@ -66,9 +74,14 @@ function nativeResponse(s: Script, body: Fields, status: string, serial: number)
 /** The documented event sequence of a streamed Response. */
 function nativeEvents(s: Script, body: Fields, serial: number): Fields[] {
   const item = nativeItem(s, serial);
-  const added = { ...item, status: "in_progress", ...(s.call ? { arguments: "" } : { content: [] }) };
+  const added = { ...item, status: "in_progress", ...(s.custom ? { input: "" } : s.call ? { arguments: "" } : { content: [] }) };
   const ids = { item_id: item.id, output_index: 0 };
-  const middle: Fields[] = s.call
+  const middle: Fields[] = s.custom
+    ? [
+        { type: "response.custom_tool_call_input.delta", ...ids, delta: s.custom.input },
+        { type: "response.custom_tool_call_input.done", ...ids, input: s.custom.input },
+      ]
+    : s.call
     ? [
         { type: "response.function_call_arguments.delta", ...ids, delta: s.call.arguments },
         { type: "response.function_call_arguments.done", ...ids, arguments: s.call.arguments },
@@ -97,7 +110,8 @@ const chatUsage = (u: Script["usage"]): Fields => ({
 const toolCall = (call: NonNullable<Script["call"]>) => ({ id: call.call_id, type: "function", function: { name: call.name, arguments: call.arguments } });
 
 function chatCompletion(s: Script, body: Fields): Fields {
-  const message = s.call ? { role: "assistant", content: null, tool_calls: [toolCall(s.call)] } : { role: "assistant", content: s.text, ...(s.reasoning ? { reasoning_content: s.reasoning } : {}) };
+  const reasoning = s.reasoning ? { reasoning_content: s.reasoning } : {};
+  const message = s.call ? { role: "assistant", content: null, ...reasoning, tool_calls: [toolCall(s.call)] } : { role: "assistant", content: s.text, ...reasoning };
   return {
     id: "chatcmpl-fake", object: "chat.completion", created: 1_741_476_542, model: body.model,
     choices: [{ index: 0, message, finish_reason: s.call ? "tool_calls" : "stop" }], usage: chatUsage(s.usage),
@@ -109,7 +123,10 @@ function chatChunks(s: Script, body: Fields): Fields[] {
     id: "chatcmpl-fake", object: "chat.completion.chunk", created: 1_741_476_542, model: body.model, choices: [{ index: 0, delta, finish_reason: finish }],
   });
   const deltas: Fields[] = s.call
-    ? [{ role: "assistant", tool_calls: [{ index: 0, ...toolCall({ ...s.call, arguments: "" }) }] }, { tool_calls: [{ index: 0, function: { arguments: s.call.arguments } }] }]
+    ? [
+        { role: "assistant", content: null }, ...(s.reasoning ? [{ reasoning_content: s.reasoning }] : []),
+        { tool_calls: [{ index: 0, ...toolCall({ ...s.call, arguments: "" }) }] }, { tool_calls: [{ index: 0, function: { arguments: s.call.arguments } }] },
+      ]
     : [{ role: "assistant", content: "" }, ...(s.reasoning ? [{ reasoning_content: s.reasoning }] : []), ...(s.text ?? "").split(" ").map((word, i) => ({ content: i ? ` ${word}` : word }))];
   return [
     ...deltas.map((d) => chunk(d, null)),
@@ -118,8 +135,22 @@ function chatChunks(s: Script, body: Fields): Fields[] {
   ];
 }
 
+// DeepSeek's thinking mode (api-docs.deepseek.com/guides/thinking_mode, "Tool Calls"): "For turns
+// that do perform tool calls, the reasoning_content must be fully passed back to the API in all
+// subsequent requests. If your code does not correctly pass back reasoning_content, the API will
+// return a 400 error." The body is the one DeepSeek answers (as its users report it verbatim).
+const REASONING_NOT_BACK = {
+  error: { message: "The reasoning_content in the thinking mode must be passed back to the API.", type: "invalid_request_error", param: null, code: "invalid_request_error" },
+};
+
+const reasoningMissing = (body: Fields): boolean =>
+  ((body.messages as Fields[] | undefined) ?? []).some(
+    (m) => m.role === "assistant" && Array.isArray(m.tool_calls) && m.tool_calls.length > 0 && !(typeof m.reasoning_content === "string" && m.reasoning_content.length > 0),
+  );
+
 export function startFakeResponsesProvider(): FakeResponsesProvider {
   let script: Script | ScriptFor = { text: "Hello there", usage: { input: 10, output: 2 } };
+  let thinkingModels: readonly string[] = [];
   let open = 0;
   const received: FakeResponsesProvider["received"] = [];
   const encoder = new TextEncoder();
@@ -161,6 +192,10 @@ export function startFakeResponsesProvider(): FakeResponsesProvider {
     async fetch(request) {
       const path = new URL(request.url).pathname;
       const body = (await request.json()) as Fields;
+      if (path === "/v1/chat/completions" && thinkingModels.includes(String(body.model)) && reasoningMissing(body)) {
+        received.push({ path, body });
+        return Response.json(REASONING_NOT_BACK, { status: 400 });
+      }
       const s = typeof script === "function" ? script({ path, body }) : script;
       if (path === "/v1/messages") {
         const headers = { "x-api-key": request.headers.get("x-api-key"), "anthropic-version": request.headers.get("anthropic-version") };
@@ -182,6 +217,9 @@ export function startFakeResponsesProvider(): FakeResponsesProvider {
   return {
     baseUrl: `http://127.0.0.1:${server.port}/v1`,
     received,
+    thinking: (models) => {
+      thinkingModels = models;
+    },
     script: (next) => {
       script = next;
     },
