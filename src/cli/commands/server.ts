@@ -6,7 +6,6 @@ import { createStore } from "../../db/store/index.ts";
 import { startServer, type RunningServer } from "../../server/app.ts";
 import { createLogger } from "../../server/log.ts";
 import { Metrics } from "../../server/observability/metrics.ts";
-import { withStore } from "../context.ts";
 import { CliError, printResult, type Output } from "../output.ts";
 
 const portOption = (raw: string): number => {
@@ -71,10 +70,18 @@ export function registerServer(program: Command, output: () => Output): void {
   program
     .command("migrate")
     .description("apply pending database migrations and exit")
-    .action(async () =>
-      withStore({}, async () => {
-        // withStore has already migrated; report the resulting state.
-        printResult(output(), { migrated: true }, "database is up to date");
-      }),
-    );
+    .action(async () => {
+      // Not withStore: it migrates before its callback runs, and this command reports what it applied.
+      const config = loadConfig(process.env);
+      const db = openDatabase(config.databaseUrl, { preparedStatements: config.databasePreparedStatements });
+      try {
+        const applied = await migrate(db);
+        const sentence = applied.length === 0
+          ? "database is up to date: no migrations to apply"
+          : `applied ${applied.length} migration${applied.length === 1 ? "" : "s"}:\n${applied.map((tag) => `  ${tag}`).join("\n")}`;
+        printResult(output(), { migrated: true, applied }, sentence);
+      } finally {
+        await db.close();
+      }
+    });
 }
