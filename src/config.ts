@@ -20,6 +20,8 @@ export interface Config {
   databaseUrl: string;
   port: number;
   host: string;
+  /** SO_REUSEPORT (`REUSE_PORT=on`): several processes share the port; off, a taken port stops `serve`. */
+  reusePort: boolean;
   /** Mount prefix such as "/api", or "" for none. */
   basePath: string;
   publicUrl: string;
@@ -188,6 +190,7 @@ export function loadConfig(env: Env = process.env, overrides: ConfigOverrides = 
     databaseUrl,
     port,
     host,
+    reusePort: oneOf("REUSE_PORT", ["on", "off"], "off") === "on",
     basePath,
     publicUrl,
     dashboardUrl: url("DASHBOARD_URL", `${publicUrl}${basePath}/dashboard`),

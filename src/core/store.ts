@@ -2,6 +2,7 @@ import type { Account, ApiKey, KeyKind } from "./entities.ts";
 import type { Model } from "./catalog.ts";
 import type { Caller } from "./keys/auth.ts";
 import type { Nanos } from "./money.ts";
+import type { Role } from "./orgs/roles.ts";
 
 // The ports through which core and the adapters reach storage. src/db implements them for
 // SQLite and Postgres; every method is one atomic step.
@@ -153,6 +154,17 @@ export interface KeyChange {
 
 export type RotateOutcome = { rotated: ApiKey } | { refused: "not_found" | "expired" };
 
+/** A management key as authentication reads it (`findManagementKey`). */
+export interface ManagementKeyFound {
+  key: ApiKey;
+  /** How it was made: `cli` by the operator, who is no member. */
+  origin: NewKey["origin"];
+  /** The live organization whose key it is; null for a personal account's key. */
+  org: { id: string; name: string } | null;
+  /** Its maker's role in that organization now; null when the maker is not a member (or none is recorded). */
+  makerRole: Role | null;
+}
+
 export interface KeyManagementStore {
   /** The account's keys, newest first, in every state. */
   listKeys(accountId: string): Promise<ApiKey[]>;
@@ -167,6 +179,11 @@ export interface KeyManagementStore {
   ): Promise<{ created: ApiKey } | { retryAfterSeconds: number }>;
   /** Null when the account has no key with this id. */
   updateKey(accountId: string, id: string, change: KeyChange): Promise<ApiKey | null>;
+  /**
+   * A management key by its hash, with what its power comes from, read with it at each use: for
+   * an organization's key, the live organization and its maker's role there now.
+   */
+  findManagementKey(hash: string): Promise<ManagementKeyFound | null>;
   /** Records that the key was just used (the chat path records it with each charge; a management key here). */
   markKeyUsed(id: string, now: number): Promise<void>;
   /** Null when the account has no unrevoked key with this id. */

@@ -85,7 +85,13 @@ export interface RunningServer {
 export function startServer(deps: AppDeps): RunningServer {
   const leases = new LeaseKeeper(deps.store, deps.log, deps.now, deps.config.reservationLeaseMs);
   let wake = () => {};
-  const app = createApp({ ...deps, wakeMailer: () => wake() }, leases).listen({ port: deps.config.port, hostname: deps.config.host });
+  const app = createApp({ ...deps, wakeMailer: () => wake() }, leases).listen({
+    port: deps.config.port,
+    hostname: deps.config.host,
+    // Elysia turns SO_REUSEPORT on unless told otherwise: a second gateway on the same port
+    // would then start, and the kernel would split the connections between the two.
+    reusePort: deps.config.reusePort,
+  });
   const server = app.server;
   if (!server) throw new Error("the HTTP server did not start");
   const stopSweeper = startSweeper(deps.store, deps.log, deps.now, deps.config.sweepIntervalMs);

@@ -5,7 +5,7 @@ import { hashSessionToken, SESSION_COOKIE, SESSION_TTL_MS, sessionRenewal } from
 import { AppError, MESSAGES } from "../core/errors.ts";
 import { managementKeyCaller, type AccountCaller } from "../core/keys/management.ts";
 import { looksLikeManagementKey } from "../core/keys/secret.ts";
-import type { Account, AccountStore, KeyManagementStore, KeyStore, SessionStore } from "../core/store.ts";
+import type { Account, AccountStore, KeyManagementStore, SessionStore } from "../core/store.ts";
 import { bearerToken } from "./bearer.ts";
 import { signedInAccount } from "../core/accounts/sign-in.ts";
 import { ORG_NOT_FOUND } from "../core/orgs/roles.ts";
@@ -14,8 +14,8 @@ import { refuseCrossSiteWrite } from "./csrf.ts";
 
 interface SessionDeps {
   config: Config;
-  store: SessionStore & Pick<AccountSecurityStore, "touchSession"> & KeyStore & Pick<AccountStore, "getAccount">
-    & Pick<KeyManagementStore, "markKeyUsed"> & Pick<OrgStore, "findOrg" | "findMembership">;
+  store: SessionStore & Pick<AccountSecurityStore, "touchSession"> & Pick<AccountStore, "getAccount">
+    & Pick<KeyManagementStore, "findManagementKey" | "markKeyUsed"> & Pick<OrgStore, "findMembership">;
   now: () => number;
 }
 

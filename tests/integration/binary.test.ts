@@ -2,6 +2,7 @@ import { afterAll, beforeAll, expect, test } from "bun:test";
 import { readJson } from "../support/http.ts";
 import { createTestDatabase, describeEachDialect, type TestDatabase } from "../support/databases.ts";
 import { runGateway, spawnServe } from "../support/binary.ts";
+import { MIGRATIONS } from "../../src/db/migrations.gen.ts";
 
 test("gateway --help names the server and the admin commands", async () => {
   const run = await runGateway(["--help"]);
@@ -30,11 +31,28 @@ describeEachDialect("the compiled binary", (dialect) => {
     await testDb.drop();
   });
 
-  test("migrate brings a new database up to date", async () => {
+  test("migrate lists the migrations it applied, then says up to date", async () => {
+    const tags = MIGRATIONS[dialect].map((m) => m.tag);
     const run = await runGateway(["migrate", "--json"], { DATABASE_URL: testDb.url });
-    expect(run.stderr).toBe("");
-    expect(run.code).toBe(0);
-    expect(JSON.parse(run.stdout)).toEqual({ migrated: true });
+    expect({ code: run.code, stderr: run.stderr, out: JSON.parse(run.stdout) }).toEqual({ code: 0, stderr: "", out: { migrated: true, applied: tags } });
+    const again = await runGateway(["migrate", "--json"], { DATABASE_URL: testDb.url });
+    expect(JSON.parse(again.stdout)).toEqual({ migrated: true, applied: [] });
+    const text = await runGateway(["migrate"], { DATABASE_URL: testDb.url });
+    expect({ code: text.code, stdout: text.stdout }).toEqual({ code: 0, stdout: "database is up to date: no migrations to apply\n" });
+  });
+
+  test("migrate on a new database names each migration it applied, and not up to date", async () => {
+    const fresh = await createTestDatabase(dialect);
+    try {
+      const run = await runGateway(["migrate"], { DATABASE_URL: fresh.url });
+      const tags = MIGRATIONS[dialect].map((m) => m.tag);
+      expect({ code: run.code, stdout: run.stdout }).toEqual({
+        code: 0,
+        stdout: `applied ${tags.length} migrations:\n${tags.map((t) => `  ${t}\n`).join("")}`,
+      });
+    } finally {
+      await fresh.drop();
+    }
   });
 
   test("serve answers /health and /models, and stops on SIGTERM", async () => {

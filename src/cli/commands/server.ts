@@ -1,12 +1,11 @@
 import type { Command } from "commander";
-import { loadConfig } from "../../config.ts";
-import { openDatabase } from "../../db/database.ts";
+import { loadConfig, type Config } from "../../config.ts";
+import { openDatabase, type Database } from "../../db/database.ts";
 import { migrate } from "../../db/migrate.ts";
 import { createStore } from "../../db/store/index.ts";
-import { startServer } from "../../server/app.ts";
+import { startServer, type RunningServer } from "../../server/app.ts";
 import { createLogger } from "../../server/log.ts";
 import { Metrics } from "../../server/observability/metrics.ts";
-import { withStore } from "../context.ts";
 import { CliError, printResult, type Output } from "../output.ts";
 
 const portOption = (raw: string): number => {
@@ -14,6 +13,21 @@ const portOption = (raw: string): number => {
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new CliError(`--port must be 0 to 65535 (got "${raw}")`);
   return port;
 };
+
+/**
+ * Starts the server; a port that is taken (by another gateway, or by anything) is told in one
+ * line naming the address, after the database is closed, rather than as a stack trace.
+ */
+async function listenOrExplain(start: () => RunningServer, config: Config, db: Database): Promise<RunningServer> {
+  try {
+    return start();
+  } catch (error) {
+    await db.close();
+    if ((error as { code?: unknown }).code !== "EADDRINUSE") throw error;
+    // With REUSE_PORT=on the bind fails only when the holder does not set SO_REUSEPORT itself.
+    throw new CliError(`port ${config.port} on ${config.host} is already in use (another gateway?); stop it or choose another PORT`);
+  }
+}
 
 export function registerServer(program: Command, output: () => Output): void {
   program
@@ -30,7 +44,7 @@ export function registerServer(program: Command, output: () => Output): void {
       const db = openDatabase(config.databaseUrl, { observe: metrics.observeDatabase, preparedStatements: config.databasePreparedStatements });
       const applied = await migrate(db);
       if (applied.length > 0) log.info("applied migrations", { migrations: applied });
-      const server = startServer({ config, store: createStore(db), log, now: Date.now, metrics });
+      const server = await listenOrExplain(() => startServer({ config, store: createStore(db), log, now: Date.now, metrics }), config, db);
       log.info("listening", { url: server.url, database: config.databaseUrl.split(":")[0] });
       // SIGTERM or SIGINT: stop accepting, let requests in flight finish within the grace period,
       // then close the database (after their charges and releases are written) and exit 0.
@@ -56,10 +70,18 @@ export function registerServer(program: Command, output: () => Output): void {
   program
     .command("migrate")
     .description("apply pending database migrations and exit")
-    .action(async () =>
-      withStore({}, async () => {
-        // withStore has already migrated; report the resulting state.
-        printResult(output(), { migrated: true }, "database is up to date");
-      }),
-    );
+    .action(async () => {
+      // Not withStore: it migrates before its callback runs, and this command reports what it applied.
+      const config = loadConfig(process.env);
+      const db = openDatabase(config.databaseUrl, { preparedStatements: config.databasePreparedStatements });
+      try {
+        const applied = await migrate(db);
+        const sentence = applied.length === 0
+          ? "database is up to date: no migrations to apply"
+          : `applied ${applied.length} migration${applied.length === 1 ? "" : "s"}:\n${applied.map((tag) => `  ${tag}`).join("\n")}`;
+        printResult(output(), { migrated: true, applied }, sentence);
+      } finally {
+        await db.close();
+      }
+    });
 }

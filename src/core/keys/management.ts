@@ -3,10 +3,9 @@
 // person is (sign-in, password, 2FA) or on management keys themselves.
 import { AppError, MESSAGES } from "../errors.ts";
 import type { Account, ApiKey } from "../entities.ts";
-import type { AccountStore, KeyManagementStore, KeyStore } from "../store.ts";
+import type { AccountStore, KeyManagementStore, ManagementKeyFound } from "../store.ts";
 import { hashKey, keyStatus } from "./secret.ts";
-import { manages, type OrgAccess } from "../orgs/roles.ts";
-import type { OrgStore } from "../orgs/store.ts";
+import { assertManager, manages, type OrgAccess, type Role } from "../orgs/roles.ts";
 
 /** Who calls an account endpoint: a session's account, or a management key's. */
 export interface AccountCaller {
@@ -23,20 +22,43 @@ export interface AccountCaller {
  * judged by the route, as a session's is.
  */
 export async function managementKeyCaller(
-  store: KeyStore & Pick<AccountStore, "getAccount"> & Pick<KeyManagementStore, "markKeyUsed"> & Pick<OrgStore, "findOrg">,
+  store: Pick<AccountStore, "getAccount"> & Pick<KeyManagementStore, "findManagementKey" | "markKeyUsed">,
   token: string,
   now: number,
 ): Promise<AccountCaller> {
-  const found = await store.findKeyByHash(hashKey(token));
+  const found = await store.findManagementKey(hashKey(token));
   if (!found || found.key.kind !== "management" || keyStatus(found.key, now) !== "active") {
     throw new AppError("authentication_error", MESSAGES.unauthorized);
   }
+  const role = found.org ? managementKeyRole(found) : null;
+  if (found.org && role === null) throw new AppError("authentication_error", MESSAGES.unauthorized);
   // Listed like any key: when it was last used tells its owner whether a script still holds it.
   await store.markKeyUsed(found.key.id, now);
   const account = await store.getAccount(found.key.accountId);
-  // An organization's management key acts as its admins do, for no person.
-  const org = account?.kind === "organization" ? await store.findOrg(account.id) : null;
-  return { account, managementKey: found.key, org: org && { id: org.id, name: org.name, role: "admin", personId: null, personEmail: null } };
+  const org = found.org && role && { ...found.org, role, personId: null, personEmail: null };
+  return { account, managementKey: found.key, org };
+}
+
+/**
+ * The role an organization's management key acts with: its maker's at this moment, never more,
+ * and only while that is a role that runs the organization (a maker demoted to member, or gone,
+ * leaves a key that opens nothing; removal also revokes it). A key the operator made (the CLI,
+ * no maker) acts as an admin. One made with a session but with no maker recorded (made before
+ * makers were) cannot be judged, so it opens nothing: whoever made it may have left.
+ */
+export function managementKeyRole(found: Pick<ManagementKeyFound, "key" | "origin" | "makerRole">): Role | null {
+  if (found.key.ownerId === null) return found.origin === "cli" ? "admin" : null;
+  return found.makerRole !== null && manages(found.makerRole) ? found.makerRole : null;
+}
+
+/**
+ * Who makes a management key while acting for an organization (owners and admins only): the
+ * key is that person's, revoked with their other keys, and acts with their role at each use.
+ */
+export function managementKeyMaker(org: OrgAccess | null | undefined): string | null {
+  if (!org) return null;
+  assertManager(org);
+  return org.personId;
 }
 
 /**

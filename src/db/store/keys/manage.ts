@@ -7,6 +7,7 @@ import { apiKeys } from "../../schema/sqlite.ts";
 import { int, type Work } from "../../sql.ts";
 import { build, query, records } from "../../typed.ts";
 import { keyLookup } from "./lookup.ts";
+import { findManagementKey } from "./management.ts";
 import { lockScope } from "../accounts/rate-limits.ts";
 import { listColumn, toKey } from "../rows.ts";
 import { queueWebhookEvent } from "../webhooks.ts";
@@ -110,6 +111,7 @@ export const keyManagementStore = (db: Database): KeyManagementStore => ({
   findKey: async (id) => (KEY_ID.test(id) ? db.run(ownKey(id)) : null),
   createKeyWithinLimit: (input, limit) => db.transaction(createKeyWithinLimit(db.dialect, input, limit)),
   updateKey: async (accountId, id, change) => (KEY_ID.test(id) ? db.transaction(updateKey(accountId, id, change)) : null),
+  findManagementKey: (hash) => db.run(findManagementKey(hash)),
   markKeyUsed: async (id, now) => {
     await db.run(query(build.update(apiKeys).set({ lastUsedAt: now }).where(eq(apiKeys.id, id))));
   },

@@ -1,7 +1,7 @@
 import { Elysia } from "elysia";
 import { signedInAccount } from "../../../core/accounts/sign-in.ts";
 import { AppError, MESSAGES } from "../../../core/errors.ts";
-import { assertMayIssue, visibleTo, type AccountCaller } from "../../../core/keys/management.ts";
+import { assertMayIssue, managementKeyMaker, visibleTo, type AccountCaller } from "../../../core/keys/management.ts";
 import {
   issueKey, KEY_ROTATED, keyCreatedView, keyListView, knownModels, parseKeyChange, parseKeyKind, parseNewKey, revokeKey, rotateKey,
   type KeyActor, type Parsed,
@@ -64,7 +64,7 @@ export const keyRoutes = (deps: AppDeps) => {
         const models = await knownModels(parsed.value.allowedModels, store);
         if (!models.ok) return validationError(models);
         assertMayIssue(session, kind.value);
-        const ownerId = newKeyOwner(session.org, kind.value === "management" || body.organizationKey);
+        const ownerId = kind.value === "management" ? managementKeyMaker(session.org) : newKeyOwner(session.org, body.organizationKey);
         const input = { accountId: owner.id, fields: parsed.value, kind: kind.value, origin: "dashboard" as const, ownerId, now: at };
         const { key, secret } = await issueKey(store, { ...input, ...actor(session, request, server) });
         return json(keyCreatedView(key, secret));
