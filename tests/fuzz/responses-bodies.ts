@@ -14,6 +14,18 @@ const item = fc.oneof(
   fc.record({ type: fc.constant("function_call"), call_id: fc.constant("call_1"), name: fc.constant("f"), arguments: fc.constant("{}") }),
   fc.record({ type: fc.constant("function_call_output"), call_id: fc.constant("call_1"), output: fc.string({ maxLength: 50 }) }),
   fc.record({ type: fc.constant("item_reference"), id: fc.string({ minLength: 1, maxLength: 20 }) }),
+  fc.record({ type: fc.constant("custom_tool_call"), call_id: fc.constant("call_2"), namespace: fc.constantFrom("ns", "a b"), name: fc.constant("apply_patch"), input: fc.string({ maxLength: 50 }) }, { requiredKeys: ["type", "call_id", "name", "input"] }),
+  fc.record({ type: fc.constant("custom_tool_call_output"), call_id: fc.constant("call_2"), output: fc.string({ maxLength: 50 }) }),
+  fc.record({ type: fc.constant("reasoning"), summary: fc.constant([]), content: fc.constant(null), encrypted_content: fc.oneof(fc.string({ maxLength: 40 }), fc.constant("gwr1.AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA")) }),
+  fc.record({ type: fc.constantFrom("web_search_call", "computer_call_output", "a_later_kind"), id: fc.string({ maxLength: 10 }) }),
+);
+
+// Tools of every type: function, freeform custom (with a grammar or not), a namespace, provider-run ones, one of no known type.
+const tool = fc.oneof(
+  fc.record({ type: fc.constant("function"), name: fc.constantFrom("f", "exec_command"), parameters: fc.constant({ type: "object" }), strict: fc.boolean() }),
+  fc.record({ type: fc.constant("custom"), name: fc.constantFrom("apply_patch", "x.y"), format: fc.constantFrom({ type: "text" }, { type: "grammar", syntax: "lark", definition: "start: x" }) }),
+  fc.record({ type: fc.constant("namespace"), name: fc.constantFrom("multi_agent_v1", "n s"), tools: fc.constant([{ type: "function", name: "spawn" }, { type: "custom", name: "note" }]) }),
+  fc.record({ type: fc.constantFrom("web_search", "file_search", "code_interpreter", "image_generation", "computer_use", "mcp", "local_shell", "tool_search", "a_later_tool") }),
 );
 
 const validResponses = fc.record(
@@ -25,8 +37,11 @@ const validResponses = fc.record(
     max_output_tokens: fc.integer({ min: 1, max: 200_000 }),
     temperature: fc.double({ min: 0, max: 2, noNaN: true }),
     top_p: fc.double({ min: 0, max: 1, noNaN: true }),
-    tools: fc.constantFrom([{ type: "function", name: "f", parameters: { type: "object" } }], [{ type: "web_search" }]),
-    tool_choice: fc.constantFrom("auto", "none", "required"),
+    tools: fc.array(tool, { maxLength: 5 }),
+    tool_choice: fc.constantFrom("auto", "none", "required", { type: "function", name: "f" }, { type: "custom", name: "apply_patch" }, { type: "web_search" }),
+    include: fc.constantFrom(["reasoning.encrypted_content"], []),
+    prompt_cache_key: fc.string({ maxLength: 40 }),
+    client_metadata: fc.dictionary(fc.string({ maxLength: 10 }), fc.string({ maxLength: 10 }), { maxKeys: 3 }),
     text: fc.constantFrom({ format: { type: "text" } }, { format: { type: "json_object" } }, { verbosity: "low" }),
     reasoning: fc.constantFrom({ effort: "low" }, { effort: "extreme" }),
     parallel_tool_calls: fc.boolean(),
@@ -38,15 +53,19 @@ const validResponses = fc.record(
   { requiredKeys: ["model", "input"] },
 );
 
-const FIELDS = ["model", "input", "instructions", "stream", "max_output_tokens", "temperature", "top_p", "tools", "tool_choice", "text", "reasoning", "metadata", "store"];
+const FIELDS = ["model", "input", "instructions", "stream", "max_output_tokens", "temperature", "top_p", "tools", "tool_choice", "text", "reasoning", "metadata", "store", "include", "max_tool_calls", "client_metadata"];
 
 export const responsesRequest = (anyJson: fc.Arbitrary<unknown>) =>
   fc.oneof(
     validResponses,
     fc.tuple(validResponses, fc.constantFrom(...FIELDS), anyJson).map(([body, field, value]) => ({ ...body, [field]: value })),
-    fc.tuple(validResponses, fc.constantFrom("role", "content", "type", "call_id", "output"), anyJson).map(([body, field, value]) => ({
+    fc.tuple(validResponses, fc.constantFrom("role", "content", "type", "call_id", "output", "input", "namespace", "encrypted_content"), anyJson).map(([body, field, value]) => ({
       ...body,
       input: [{ ...(Array.isArray(body.input) ? body.input[0] : { role: "user", content: "x" }), [field]: value }],
+    })),
+    fc.tuple(validResponses, fc.constantFrom("type", "name", "tools", "format", "parameters", "execution"), anyJson).map(([body, field, value]) => ({
+      ...body,
+      tools: [{ ...(body.tools?.[0] ?? { type: "custom", name: "p" }), [field]: value }],
     })),
     fc.dictionary(fc.constantFrom(...FIELDS), anyJson, { maxKeys: 5 }),
   );

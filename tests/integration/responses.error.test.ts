@@ -113,7 +113,7 @@ describeEachDialect("Responses API errors", (dialect) => {
     // Unknown response and item ids are in responses.stored.test.ts, with OpenAI's param and code.
     [{ background: true }, "background: true is not supported"],
     [{ conversation: "conv_1" }, "conversation is not supported"],
-    [{ tools: [{ type: "web_search" }] }, "Server-side tools are not supported"],
+    [{ tools: [{ type: "custom", format: { type: "text" } }] }, 'tools[0] must be {type: "custom", name'],
     [{ max_output_tokens: 0 }, "max_output_tokens must be an integer from 1 to 200000"],
     [{ input: [] }, "input must be a string"],
     [{ input: [{ type: "function_call", name: "f" }] }, "input[0] must be a message"],

@@ -30,6 +30,7 @@ const codexBody = (model: string, input: Fields[], stream: boolean) => ({
   model, input, tools: TOOLS, tool_choice: "auto", parallel_tool_calls: true, reasoning: { summary: "auto" }, store: false, stream,
   include: ["reasoning.encrypted_content"], prompt_cache_key: "0b3f-session", client_metadata: { session_id: "0b3f-session" },
 });
+const sentMessages = (): Fields[] => fake.received.at(-1)!.body.messages as Fields[];
 const user = (text: string) => ({ type: "message", id: `msg_${text.length}`, role: "user", content: [{ type: "input_text", text }] });
 
 /** The Response of a request, streamed or not: a stream's `response.completed`, with every event seen. */
@@ -79,7 +80,7 @@ describeEachDialect("Responses: tools of every type and reasoning that comes bac
     const second = await postResponses(gateway().url, secret, again);
     expect(second.status).toBe(200);
     expect((await responseOf(second)).response.output.at(-1)).toMatchObject({ type: "message", content: [{ type: "output_text", text: "Done." }] });
-    expect(fake.received.at(-1)!.body.messages.slice(-2)).toEqual([
+    expect(sentMessages().slice(-2)).toEqual([
       { role: "assistant", content: null, reasoning_content: "The file needs a patch.", tool_calls: [{ id: "call_1", type: "function", function: { name: "apply_patch", arguments: JSON.stringify({ input: PATCH }) } }] },
       { role: "tool", tool_call_id: "call_1", content: "Success." },
     ]);
@@ -94,7 +95,7 @@ describeEachDialect("Responses: tools of every type and reasoning that comes bac
     fake.script({ text: "ok", usage: { input: 60, output: 1 } });
     const back = [user("go"), ...response.output, { type: "function_call_output", call_id: "call_2", output: "spawned" }];
     expect((await postResponses(gateway().url, secret, codexBody(THINKING, back, false))).status).toBe(200);
-    expect(fake.received.at(-1)!.body.messages[1].tool_calls[0].function.name).toBe("multi_agent_v1__spawn_agent");
+    expect(sentMessages()[1]!.tool_calls[0].function.name).toBe("multi_agent_v1__spawn_agent");
   });
 
   test("a forged or foreign seal is not restored: DeepSeek's own 400 reaches the client, and nothing is charged", async () => {
@@ -117,7 +118,7 @@ describeEachDialect("Responses: tools of every type and reasoning that comes bac
     fake.script({ text: "Two files.", usage: { input: 40, output: 3 } });
     const second = await postResponses(gateway().url, secret, { model: THINKING, previous_response_id: first.id, tools: TOOLS.slice(0, 1), input: [{ type: "function_call_output", call_id: "call_4", output: "a b" }] });
     expect(second.status).toBe(200);
-    expect(fake.received.at(-1)!.body.messages[1]).toMatchObject({ role: "assistant", reasoning_content: "List first." });
+    expect(sentMessages()[1]).toMatchObject({ role: "assistant", reasoning_content: "List first." });
   });
 
   test("native: every client-run tool forwarded as sent, web_search left out and named, a gateway seal never sent upstream", async () => {
