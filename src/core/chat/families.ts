@@ -89,6 +89,13 @@ export function quirksOf(model: Model): Quirks {
   return quirks;
 }
 
+/** The function and custom tools; one of any other type (chat completions run none) is left out and named. */
+function chatTools(tools: NonNullable<ChatRequest["tools"]>, dropped: string[]): NonNullable<ChatRequest["tools"]> {
+  if (tools.every((tool) => tool.type === "function" || tool.type === "custom")) return tools;
+  for (const tool of tools) if (tool.type !== "function" && tool.type !== "custom" && !dropped.includes(`tools.${tool.type}`)) dropped.push(`tools.${tool.type}`);
+  return tools.filter((tool) => tool.type === "function" || tool.type === "custom");
+}
+
 export interface UpstreamRequest {
   body: Record<string, unknown>;
   /** The client's fields left out because the family rejects them, in request order. */
@@ -112,6 +119,16 @@ export function upstreamBody(request: ChatRequest, model: Model, ceiling: number
     if (request[field] === undefined) continue;
     if (rejects.includes(field) || (reasons && onlyWithoutReasoning.includes(field))) dropped.push(field);
     else body[field] = request[field];
+  }
+  if (body.tools) {
+    const tools = chatTools(body.tools as NonNullable<ChatRequest["tools"]>, dropped);
+    if (tools.length > 0) body.tools = tools;
+    else {
+      // No tools left: providers refuse an empty list, and a choice among none.
+      delete body.tools;
+      if (body.tool_choice !== undefined) dropped.push("tool_choice");
+      delete body.tool_choice;
+    }
   }
   body[tokenParam] = ceiling;
   if (request.stream) {

@@ -38,6 +38,8 @@ const Tool = T.Union([
       format: T.Optional(T.Object({})),
     }),
   }),
+  // Any other type (a provider-run tool, a later addition) never fails a request: it is left out and named (families.ts).
+  T.Object({ type: T.String({ minLength: 1, maxLength: 64, pattern: "^(?!(function|custom)$)" }) }),
 ]);
 
 const ResponseFormat = T.Union([
@@ -118,7 +120,7 @@ const RULES: Record<string, string> = {
   frequency_penalty: "must be a number from -2 to 2",
   presence_penalty: "must be a number from -2 to 2",
   stop: "must be a string or an array of at most 4 strings of at most 500 characters",
-  tools: "must be an array of at most 64 tools, each {type: \"function\", function: {name, description, parameters}} or {type: \"custom\", custom: {name, description, format}}",
+  tools: "must be an array of at most 64 tools, each {type: \"function\", function: {name, description, parameters}}, {type: \"custom\", custom: {name, description, format}} or another type",
   tool_choice: "must be a string or an object",
   response_format: "must be {type: \"text\" | \"json_object\" | \"json_schema\"}; json_schema needs json_schema.name and json_schema.schema",
   seed: "must be a signed 32-bit integer",

@@ -67,6 +67,15 @@ describe("upstreamBody", () => {
     });
   });
 
+  test("a tool of a type chat completions do not run is left out and named; with none left, tool_choice goes too", () => {
+    const fn = { type: "function", function: { name: "f" } };
+    const custom = { type: "custom", custom: { name: "apply_patch" } };
+    const some = parseChatRequest({ model: "gpt-5", messages, tools: [fn, { type: "web_search" }, custom, { type: "web_search" }], tool_choice: "auto" });
+    expect(upstreamBody(some, model("gpt-5"), 10)).toEqual({ body: { model: "gpt-5", messages, tools: [fn, custom], tool_choice: "auto", max_completion_tokens: 10 }, dropped: ["tools.web_search"] });
+    const none = parseChatRequest({ model: "gpt-5", messages, tools: [{ type: "file_search" }], tool_choice: "required" });
+    expect(upstreamBody(none, model("gpt-5"), 10)).toEqual({ body: { model: "gpt-5", messages, max_completion_tokens: 10 }, dropped: ["tools.file_search", "tool_choice"] });
+  });
+
   test.each([
     ["gpt-5", { max_tokens: 100 }, { max_completion_tokens: 64 }],
     ["gpt-5", { max_completion_tokens: 100 }, { max_completion_tokens: 64 }],
