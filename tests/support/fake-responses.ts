@@ -13,6 +13,8 @@ export interface Script {
   /** Chat only: reasoning before the text or the call, as DeepSeek's `reasoning_content`. */
   reasoning?: string;
   call?: { call_id: string; name: string; arguments: string };
+  /** Responses only: web searches the provider ran before answering (`web_search_call` items). */
+  searches?: number;
   /** Responses only: a call of a freeform `custom` tool (Codex's `apply_patch`) instead of the text. */
   custom?: { call_id: string; name: string; input: string };
   /** `input` counts every prompt token; `cached` of them were read from the cache, `cacheWrites` written to it (Anthropic only). */
@@ -60,11 +62,15 @@ function nativeItem(s: Script, serial: number): Fields {
   return { id: `msg_fake${serial}`, type: "message", status: "completed", role: "assistant", content: [{ type: "output_text", text: s.text ?? "", annotations: [] }] };
 }
 
+// platform.openai.com/docs/guides/tools-web-search: each search the model ran is an output item of its own.
+const searchItems = (s: Script, serial: number): Fields[] =>
+  Array.from({ length: s.searches ?? 0 }, (_, i) => ({ id: `ws_fake${serial}_${i}`, type: "web_search_call", status: "completed", action: { type: "search", query: "weather" } }));
+
 function nativeResponse(s: Script, body: Fields, status: string, serial: number): Fields {
   return {
     id: "resp_fake", object: "response", created_at: 1_741_476_542, status, error: null, incomplete_details: null,
     instructions: body.instructions ?? null, max_output_tokens: body.max_output_tokens ?? null, model: body.model,
-    output: status === "completed" ? [nativeItem(s, serial)] : [], parallel_tool_calls: true, previous_response_id: null,
+    output: status === "completed" ? [...searchItems(s, serial), nativeItem(s, serial)] : [], parallel_tool_calls: true, previous_response_id: null,
     reasoning: { effort: null, summary: null }, store: false, temperature: 1, text: { format: { type: "text" } },
     tool_choice: "auto", tools: [], top_p: 1, truncation: "disabled",
     usage: status === "completed" ? nativeUsage(s.usage) : null, user: null, metadata: {},
@@ -75,7 +81,8 @@ function nativeResponse(s: Script, body: Fields, status: string, serial: number)
 function nativeEvents(s: Script, body: Fields, serial: number): Fields[] {
   const item = nativeItem(s, serial);
   const added = { ...item, status: "in_progress", ...(s.custom ? { input: "" } : s.call ? { arguments: "" } : { content: [] }) };
-  const ids = { item_id: item.id, output_index: 0 };
+  const searches = searchItems(s, serial);
+  const ids = { item_id: item.id, output_index: searches.length };
   const middle: Fields[] = s.custom
     ? [
         { type: "response.custom_tool_call_input.delta", ...ids, delta: s.custom.input },
@@ -95,9 +102,13 @@ function nativeEvents(s: Script, body: Fields, serial: number): Fields[] {
   return [
     { type: "response.created", response: nativeResponse(s, body, "in_progress", serial) },
     { type: "response.in_progress", response: nativeResponse(s, body, "in_progress", serial) },
-    { type: "response.output_item.added", output_index: 0, item: added },
+    ...searches.flatMap((search, i) => [
+      { type: "response.output_item.added", output_index: i, item: { ...search, status: "in_progress" } },
+      { type: "response.output_item.done", output_index: i, item: search },
+    ]),
+    { type: "response.output_item.added", output_index: searches.length, item: added },
     ...middle,
-    { type: "response.output_item.done", output_index: 0, item },
+    { type: "response.output_item.done", output_index: searches.length, item },
     { type: "response.completed", response: nativeResponse(s, body, "completed", serial) },
   ].map((event, sequence_number) => ({ ...event, sequence_number }));
 }

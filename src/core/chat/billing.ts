@@ -4,6 +4,7 @@ import type { Model } from "../catalog.ts";
 import { nanos, requestCost, ZERO, type Nanos } from "../money.ts";
 import type { BillingStore } from "../store.ts";
 import type { Charge, ChatLog, LeaseRegistry, ReservationObserver } from "./ports.ts";
+import { hostedCost, type HostedTools } from "./hosted-tools.ts";
 import type { Usage } from "./usage.ts";
 
 export interface HeldReservation {
@@ -14,6 +15,8 @@ export interface HeldReservation {
   requestedModel: string;
   amount: Nanos;
   startedAt: number;
+  /** Provider-run tools sold per call that the request offered: their calls are charged beside the tokens. */
+  hostedTools?: HostedTools;
 }
 
 /** What a request's billing asks of the store: to hold, to charge, to let go. */
@@ -27,12 +30,13 @@ export interface BillingPorts {
 }
 
 /** What a usage costs at the model's sell prices, and what caching saved; without usage, the whole reservation. */
-export function chargeFor(usage: Usage | null, reservation: Pick<HeldReservation, "model" | "amount">): Charge {
+export function chargeFor(usage: Usage | null, reservation: Pick<HeldReservation, "model" | "amount" | "hostedTools">): Charge {
   if (!usage) return { promptTokens: 0, completionTokens: 0, cost: reservation.amount, cachedTokens: 0, saved: ZERO };
   const { model } = reservation;
-  const cost = requestCost(usage.prompt_tokens, usage.completion_tokens, model, usage.cached_tokens);
-  const uncached = usage.cached_tokens === 0 ? cost : requestCost(usage.prompt_tokens, usage.completion_tokens, { ...model, cachedInputPerMTok: null });
-  return { promptTokens: usage.prompt_tokens, completionTokens: usage.completion_tokens, cost, cachedTokens: usage.cached_tokens, saved: nanos(uncached - cost) };
+  const tokens = requestCost(usage.prompt_tokens, usage.completion_tokens, model, usage.cached_tokens);
+  const cost = reservation.hostedTools ? nanos(tokens + hostedCost(usage.tool_calls, reservation.hostedTools)) : tokens;
+  const uncached = usage.cached_tokens === 0 ? tokens : requestCost(usage.prompt_tokens, usage.completion_tokens, { ...model, cachedInputPerMTok: null });
+  return { promptTokens: usage.prompt_tokens, completionTokens: usage.completion_tokens, cost, cachedTokens: usage.cached_tokens, saved: nanos(uncached - tokens) };
 }
 
 /** One admitted request's reservation, ended exactly once: settled with the provider's usage or released on failure. */

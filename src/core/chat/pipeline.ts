@@ -10,6 +10,8 @@ import type { Admission } from "../store.ts";
 import { BillingSession, type BillingPorts } from "./billing.ts";
 import { choicesFor, upstreamBody, type UpstreamRequest } from "./families.ts";
 import { malformedAnswer } from "./failures.ts";
+import { hostedReserve, type HostedTools } from "./hosted-tools.ts";
+import { nanos } from "../money.ts";
 import type { ReservationObserver } from "./ports.ts";
 import { priceRequest, type Priced } from "./price.ts";
 import type { ChatProvider, ProviderCall } from "./provider.ts";
@@ -41,6 +43,8 @@ export interface ChatCall {
   observer: ChatObserver;
   /** Aborted when the client leaves: a request not yet forwarded is not forwarded. */
   signal: AbortSignal;
+  /** Provider-run tools sold per call that a native request offers: reserved and charged beside the tokens. */
+  hostedTools?: HostedTools;
   /** The controller behind `signal`, which the provider's adapter may abort as well (`ProviderCall.controller`). */
   controller?: AbortController;
   /** A stream whose client leaves is read to its end and charged (STREAM_DISCONNECT_POLICY=charge). */
@@ -97,12 +101,19 @@ async function admit(ports: ChatPorts, call: ChatCall, admission: Admission): Pr
   return { caller, reservationId: outcome.reservationId };
 }
 
+/** The price with the sold tools' calls reserved beside the tokens, whatever the ceiling. */
+function withHostedTools(priced: Priced, tools: HostedTools | undefined): Priced {
+  if (!tools) return priced;
+  const reserve = hostedReserve(tools);
+  return { ...priced, amount: nanos(priced.amount + reserve), costOf: (ceiling) => nanos(priced.costOf(ceiling) + reserve) };
+}
+
 /** Prices the request and reserves its worst case; throws the refusal (401, 403, 402, 429) when it cannot. */
 export async function admitChat(ports: ChatPorts, call: ChatCall): Promise<Admitted> {
   const model = await resolveModel(ports, call.request.model);
   call.observer.resolved(model);
   // Each of the `n` choices may run to the ceiling: the reservation covers them all.
-  const priced = priceRequest(call.request, model, call.bodyBytes, choicesFor(call.request, model));
+  const priced = withHostedTools(priceRequest(call.request, model, call.bodyBytes, choicesFor(call.request, model)), call.hostedTools);
   const { caller, reservationId } = await admit(ports, call, {
     model: model.id,
     requestedModel: call.request.model,
@@ -120,6 +131,7 @@ export async function admitChat(ports: ChatPorts, call: ChatCall): Promise<Admit
     requestedModel: call.request.model,
     amount: priced.amount,
     startedAt: call.startedAt,
+    hostedTools: call.hostedTools,
   }, call.observer);
   return { call, model, priced, upstream: upstreamBody(call.request, model, priced.ceiling), billing };
 }

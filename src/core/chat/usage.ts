@@ -15,6 +15,8 @@ export interface Usage {
   reasoning_tokens: number;
   /** The provider's own detail objects, passed through beside the normalised counts. */
   details: { prompt: Record<string, unknown>; completion: Record<string, unknown> };
+  /** Calls of provider-run tools, by tool type (a native Responses answer's `web_search_call` items and the like). */
+  tool_calls?: Readonly<Record<string, number>>;
 }
 
 type Fields = Record<string, unknown>;
@@ -39,6 +41,10 @@ const DIALECTS: Record<Provider, Dialect> = {
   meta: { reasoningOutside: false },
 };
 
+/** Counts by tool type, each a count. */
+const toolCalls = (value: unknown): Record<string, number> =>
+  Object.fromEntries(Object.entries(objectOr(value)).filter(([, count]) => isCount(count))) as Record<string, number>;
+
 /** The provider-reported usage normalised, or null when it is missing or malformed. */
 export function readUsage(value: unknown, provider: Provider): Usage | null {
   if (typeof value !== "object" || value === null) return null;
@@ -60,6 +66,7 @@ export function readUsage(value: unknown, provider: Provider): Usage | null {
     cached_tokens: cached,
     reasoning_tokens: Math.min(reasoning, completionTokens),
     details: { prompt, completion },
+    ...(raw.tool_calls === undefined ? {} : { tool_calls: toolCalls(raw.tool_calls) }),
   };
 }
 

@@ -10,6 +10,7 @@ import type { ChatProvider } from "../chat/provider.ts";
 import type { ResponsesRequest } from "./request.ts";
 import { chatUsageOf } from "./response.ts";
 import { nativeTools } from "./tools.ts";
+import type { HostedTools } from "../chat/hosted-tools.ts";
 import { sealedByGateway } from "../reasoning-seal.ts";
 
 type Fields = Record<string, unknown>;
@@ -36,7 +37,7 @@ export const speaksResponses = (model: Model): boolean => NATIVE.includes(model.
 /** The Responses fields forwarded natively, beside model, input, the ceiling, stream and store. */
 const FORWARDED = [
   "instructions", "tools", "tool_choice", "temperature", "top_p", "text", "reasoning", "parallel_tool_calls", "metadata", "user",
-  "safety_identifier", "prompt_cache_key", "service_tier", "include",
+  "safety_identifier", "prompt_cache_key", "service_tier", "include", "max_tool_calls",
 ] as const satisfies readonly (keyof ResponsesRequest)[];
 
 // Where the chat fields a family rejects (families.ts) sit in a Responses body.
@@ -49,7 +50,7 @@ export const responsesNames = (chatNames: readonly string[]): string[] => chatNa
  * The native body: the client's forwarded fields less those the model's family rejects
  * (`chatDropped`, in chat's names), the provider's model name, the ceiling, and `store: false`.
  */
-export function nativeBody(request: ResponsesRequest, model: Model, ceiling: number, chatDropped: readonly string[], soldTools: ReadonlySet<string>): UpstreamRequest {
+export function nativeBody(request: ResponsesRequest, model: Model, ceiling: number, chatDropped: readonly string[], soldTools: { has(type: string): boolean }, hostedTools?: HostedTools): UpstreamRequest {
   const dropped = responsesNames(chatDropped);
   const body: Fields = { model: model.upstreamModel, input: nativeInput(request.input) };
   for (const field of FORWARDED) {
@@ -66,6 +67,7 @@ export function nativeBody(request: ResponsesRequest, model: Model, ceiling: num
   const textDropped = dropped.filter((name) => name.startsWith("text.")).map((name) => name.slice("text.".length));
   if (request.text && textDropped.length > 0) body.text = Object.fromEntries(Object.entries(request.text).filter(([key]) => !textDropped.includes(key)));
   body.max_output_tokens = ceiling;
+  if (hostedTools) body.max_tool_calls = hostedTools.maxCalls;
   // The gateway keeps the state (stored.ts): nothing is kept at the provider, and a reasoning
   // model's reasoning comes back encrypted, to be sent again with the next turn.
   body.store = false;
@@ -81,7 +83,7 @@ function wrapAnswer(answer: unknown): unknown {
   // Anything else is not a Response: the pipeline answers it as a malformed answer (502).
   if (typeof answer !== "object" || answer === null || (answer as Fields).object !== "response") return undefined;
   const native = answer as Fields;
-  return { id: native.id, created: native.created_at, choices: [], usage: chatUsageOf(native.usage), response: native };
+  return { id: native.id, created: native.created_at, choices: [], usage: chatUsageOf(native.usage, native.output), response: native };
 }
 
 /** Terminal events that carry the usage to charge. */
@@ -92,7 +94,8 @@ function wrapEvent(data: string): string {
   const event = JSON.parse(data) as Fields;
   if (event.type === "response.failed" || event.type === "error") throw new AppError("provider_error", "Upstream provider request failed");
   if (FINISHED.has(String(event.type))) {
-    const usage = chatUsageOf((event.response as Fields | undefined)?.usage);
+    const response = (event.response ?? {}) as Fields;
+    const usage = chatUsageOf(response.usage, response.output);
     return JSON.stringify({ choices: [{ index: 0, delta: {}, finish_reason: "stop" }], usage, event });
   }
   return JSON.stringify({ choices: [{ index: 0, delta: {}, finish_reason: null }], event });

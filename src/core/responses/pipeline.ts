@@ -4,6 +4,8 @@
 import { takesReasoningBack, withoutReasoningBack } from "../chat/families.ts";
 import { admitChat, completeChat, type Admitted, type ChatCall, type ChatPorts } from "../chat/pipeline.ts";
 import type { ReasoningSeal } from "../reasoning-seal.ts";
+import { DEFAULT_MAX_TOOL_CALLS, type HostedTools } from "../chat/hosted-tools.ts";
+import type { Nanos } from "../money.ts";
 import { nativeBody, nativeProvider, responsesNames, speaksResponses } from "./native.ts";
 import type { ResponsesRequest } from "./request.ts";
 import { fromCompletion, fromNative } from "./response.ts";
@@ -12,7 +14,22 @@ import { toChatRequest } from "./to-chat.ts";
 /** What the door is set up with: how reasoning is sealed, and the provider-run tools the operator sells. */
 export interface ResponsesSetup {
   seal: ReasoningSeal;
-  soldTools: ReadonlySet<string>;
+  /** `HOSTED_TOOL_PRICES`: each sold tool's type and USD price per call. */
+  toolPrices: ReadonlyMap<string, Nanos>;
+}
+
+/**
+ * The sold provider-run tools a request offers, when it goes to a provider that runs them
+ * (natively): their calls are reserved and charged beside the tokens. Looked up only for a
+ * request that offers one, so that others cost nothing more.
+ */
+async function hostedToolsOf(ports: ChatPorts, request: ResponsesRequest, toolPrices: ReadonlyMap<string, Nanos>): Promise<HostedTools | undefined> {
+  if (toolPrices.size === 0 || !request.tools) return undefined;
+  const offered = new Map(request.tools.flatMap((tool) => (toolPrices.has(tool.type) ? [[tool.type, toolPrices.get(tool.type)!] as const] : [])));
+  if (offered.size === 0) return undefined;
+  const model = await ports.findModel(request.model);
+  if (!model?.enabled || !speaksResponses(model)) return undefined;
+  return { prices: offered, maxCalls: request.max_tool_calls ?? DEFAULT_MAX_TOOL_CALLS };
 }
 
 interface AdmittedResponse {
@@ -30,7 +47,8 @@ interface AdmittedResponse {
  */
 export async function admitResponse(ports: ChatPorts, call: Omit<ChatCall, "request">, request: ResponsesRequest, setup: ResponsesSetup): Promise<AdmittedResponse> {
   const translation = toChatRequest(request, setup.seal);
-  const admitted = await admitChat(ports, { ...call, request: translation.request });
+  const hostedTools = await hostedToolsOf(ports, request, setup.toolPrices);
+  const admitted = await admitChat(ports, { ...call, request: translation.request, hostedTools });
   const { seal } = setup;
   if (!speaksResponses(admitted.model)) {
     // Translated: the chat body is sent, but what was left out is named as the client named it.
@@ -38,7 +56,7 @@ export async function admitResponse(ports: ChatPorts, call: Omit<ChatCall, "requ
     const body = takesReasoningBack(admitted.model.provider) ? admitted.upstream.body : withoutReasoningBack(admitted.upstream.body);
     return { ports, admitted: { ...admitted, upstream: { body, dropped } }, request, native: false, seal };
   }
-  const upstream = nativeBody(request, admitted.model, admitted.priced.ceiling, admitted.upstream.dropped, setup.soldTools);
+  const upstream = nativeBody(request, admitted.model, admitted.priced.ceiling, admitted.upstream.dropped, setup.toolPrices, hostedTools);
   return { ports: { ...ports, provider: nativeProvider(ports.provider) }, admitted: { ...admitted, upstream }, request, native: true, seal };
 }
 

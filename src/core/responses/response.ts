@@ -1,6 +1,7 @@
 // The Response object (platform.openai.com/docs/api-reference/responses/object) as the client
 // gets it: built from a chat completion for translated providers, and the usage in the
 // Responses API's names with the exact charge, for both translated and native answers.
+import { hostedCalls } from "../chat/hosted-tools.ts";
 import type { ReasoningSeal } from "../reasoning-seal.ts";
 import type { ResponsesRequest } from "./request.ts";
 import { callItem, callItemId, chatToolsOf } from "./tool-names.ts";
@@ -21,15 +22,20 @@ export function responsesUsage(wire: unknown): Fields {
   };
 }
 
-/** A native answer's usage in chat's names, for `readUsage` to normalise in the provider's dialect. */
-export function chatUsageOf(native: unknown): Fields | undefined {
+/**
+ * A native answer's usage in chat's names, for `readUsage` to normalise in the provider's
+ * dialect, with the calls of provider-run tools among its `output` items.
+ */
+export function chatUsageOf(native: unknown, output?: unknown): Fields | undefined {
   if (typeof native !== "object" || native === null) return undefined;
   const u = native as Fields;
+  const calls = hostedCalls(output);
   return {
     prompt_tokens: u.input_tokens,
     completion_tokens: u.output_tokens,
     prompt_tokens_details: objectOr(u.input_tokens_details),
     completion_tokens_details: objectOr(u.output_tokens_details),
+    ...(calls ? { tool_calls: calls } : {}),
   };
 }
 

@@ -59,7 +59,7 @@ export interface ToolSelection {
  * The tools a native request forwards: every client-run tool, and the provider-run ones the
  * operator sells (`sold`: their types); the others are left out and named.
  */
-export function nativeTools(tools: readonly Fields[], sold: ReadonlySet<string>): ToolSelection {
+export function nativeTools(tools: readonly Fields[], sold: { has(type: string): boolean }): ToolSelection {
   const kept: Fields[] = [];
   const dropped: string[] = [];
   for (const tool of tools) {

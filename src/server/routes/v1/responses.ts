@@ -18,14 +18,6 @@ import { storedResponsesRoutes } from "./responses-stored.ts";
 
 type Fields = Record<string, unknown>;
 
-// The provider-run tools' types the operator sells, made once per configuration.
-const soldTools = new WeakMap<ChatDeps["config"], ReadonlySet<string>>();
-function soldToolsOf(config: ChatDeps["config"]): ReadonlySet<string> {
-  let types = soldTools.get(config);
-  if (!types) soldTools.set(config, (types = new Set(config.hostedToolPrices.keys())));
-  return types;
-}
-
 const serveResponse: Serve = async (request, deps, leases, record, door, clientIp) => {
   const { body, ports, call, client, guard } = await pipelineRequest(request, deps, leases, record, door, clientIp);
   const parsed = parseResponsesRequest(body.value);
@@ -42,7 +34,7 @@ const serveResponse: Serve = async (request, deps, leases, record, door, clientI
   const effective = { ...parsed, input: conversation.input as typeof parsed.input, store: keep };
   // A refusal's hint names the ceiling as the Responses API does.
   const policy = { ...call.policy, ceilingName: "max_output_tokens" };
-  const setup = { seal: deps.seal, soldTools: soldToolsOf(deps.config) };
+  const setup = { seal: deps.seal, toolPrices: deps.config.hostedToolPrices };
   const { admitted, ...answering } = await admitResponse(ports, { ...call, bodyBytes, policy }, effective, setup);
   const accountId = admitted.billing.reservation.accountId;
   const save = (response: Fields & { id: string }) =>
