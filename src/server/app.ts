@@ -36,7 +36,10 @@ export function createApp(deps: AppDeps, leases = new LeaseKeeper(deps.store, de
   const metrics = deps.metrics ?? new Metrics();
   metrics.countOpenReservationsWith(() => leases.size);
   const catalog = catalogCache(store, now);
-  const seal = sealWith(deploymentKey(config));
+  const key = deploymentKey(config);
+  // Postgres instances cannot agree on a key one of them makes: without SECRET_KEY, nothing is sealed.
+  if (!key) log.warn("no SECRET_KEY: translated models' reasoning is not sealed, so agents cannot send it back (DeepSeek's thinking mode then refuses tool loops)");
+  const seal = sealWith(key);
   return new Elysia({ prefix: config.basePath })
     .use(observabilityPlugin({ config, log, metrics }))
     .onError(({ code, error, request }) => {

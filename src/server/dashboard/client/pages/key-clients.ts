@@ -7,7 +7,8 @@ const client = (title: string, intro: string, snippet: string) =>
 
 /**
  * How to point the clients people use at this gateway with a key: the OpenAI SDKs at `/v1`,
- * Claude Code and the Anthropic SDKs at the gateway's own address (they add `/v1/messages`).
+ * Claude Code and the Anthropic SDKs at the gateway's own address (they add `/v1/messages`),
+ * Codex CLI through a provider of its own.
  */
 export function clientSetup(): HTMLElement {
   const base = `${location.origin}${basePath}`;
@@ -17,6 +18,8 @@ export function clientSetup(): HTMLElement {
       `const client = new OpenAI({ baseURL: "${base}/v1", apiKey: "gw-…" });`),
     client("Claude Code", "Any catalog model works; requests are charged like any other and show in Usage.",
       `export ANTHROPIC_BASE_URL=${base}\nexport ANTHROPIC_AUTH_TOKEN=gw-…\nexport ANTHROPIC_MODEL=deepseek-v4-pro\nexport ANTHROPIC_SMALL_FAST_MODEL=deepseek-v4-flash\nclaude`),
+    client("Codex CLI", "Declare the gateway as a provider in ~/.codex/config.toml, then export the key.",
+      `model = "gpt-5.5"\nmodel_provider = "gateway"\n\n[model_providers.gateway]\nname = "gateway"\nbase_url = "${base}/v1"\nenv_key = "GATEWAY_API_KEY"`),
     client("Anthropic SDKs", "Set the base URL and use the key as the API key.",
       `const client = new Anthropic({ baseURL: "${base}", apiKey: "gw-…" });`),
   );
