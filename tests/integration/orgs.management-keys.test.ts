@@ -12,6 +12,7 @@ import { linkToken } from "../support/mail.ts";
 import { verifyEmail } from "../support/accounts.ts";
 import { signUpUser, type Browser } from "../support/session.ts";
 import { useGateway } from "../support/server.ts";
+import { issueKey, parseNewKey } from "../../src/core/keys/rules.ts";
 
 const smtp = await startFakeSmtp();
 afterAll(() => smtp.stop());
@@ -134,6 +135,17 @@ describeEachDialect("an organization's management key", (dialect) => {
     expect((await owner.send("PATCH", `/orgs/${orgId}/members/${await userId(maker)}`, { role: "admin" })).status).toBe(200);
     expect((await readJson(await script(key, "GET", "/account"))).organization).toEqual({ id: orgId, name: "Acme", role: "admin" });
     expect((await script(key, "GET", "/usage/export")).status).toBe(200);
+  });
+
+  test("the operator's key (made with the CLI, no maker) acts as an admin, and still does once rotated", async () => {
+    const fields = parseNewKey({ name: "operator's script" }, Date.now());
+    if (!fields.ok) throw new Error(fields.reason);
+    const { key, secret } = await issueKey(gateway().store, { accountId: orgId, fields: fields.value, kind: "management", origin: "cli", now: Date.now(), ip: null });
+    expect((await readJson(await script(secret, "GET", "/account"))).organization).toEqual({ id: orgId, name: "Acme", role: "admin" });
+    const rotated = await readJson(await owner.send("POST", `/keys/${key.id}/rotate?org=${orgId}`));
+    expect(rotated.key).toMatch(/^gw-mgmt-/);
+    expect((await script(secret, "GET", "/account")).status).toBe(401);
+    expect((await readJson(await script(rotated.key, "GET", "/account"))).organization).toEqual({ id: orgId, name: "Acme", role: "admin" });
   });
 
   test("a member cannot make one", async () => {

@@ -34,9 +34,14 @@ function* listKeys(accountId: string): Work<ApiKey[]> {
 }
 
 /** The account's key, or null. */
-function* ownKey(id: string, accountId?: string): Work<ApiKey | null> {
+function* ownKeyRow(id: string, accountId?: string) {
   const where = accountId === undefined ? eq(apiKeys.id, id) : and(eq(apiKeys.id, id), eq(apiKeys.accountId, accountId));
   const [found] = yield* records(apiKeys, build.select().from(apiKeys).where(where));
+  return found ?? null;
+}
+
+function* ownKey(id: string, accountId?: string): Work<ApiKey | null> {
+  const found = yield* ownKeyRow(id, accountId);
   return found ? toKey(found) : null;
 }
 
@@ -85,8 +90,9 @@ const tellRevoked = (key: ApiKey, reason: "revoked" | "rotated", now: number) =>
   queueWebhookEvent(key.accountId, "key.revoked", { keyId: key.id, name: key.name, prefix: key.prefix, reason }, now);
 
 function* rotateKey(accountId: string, id: string, replacement: { prefix: string; hash: string }, now: number): Work<RotateOutcome> {
-  const key = yield* ownKey(id, accountId);
-  if (!key) return { refused: "not_found" };
+  const row = yield* ownKeyRow(id, accountId);
+  if (!row) return { refused: "not_found" };
+  const key = toKey(row);
   const status = keyStatus(key, now);
   if (status !== "active") return { refused: status === "expired" ? "expired" : "not_found" };
   // Re-checked by the UPDATE itself: of two concurrent rotations only one revokes, and only it replaces.
@@ -95,7 +101,9 @@ function* rotateKey(accountId: string, id: string, replacement: { prefix: string
   if (revoked.length === 0) return { refused: "not_found" };
   yield* tellRevoked(key, "rotated", now);
   const rotated = yield* createKey({
-    accountId, name: key.name, ...replacement, origin: "rotation", expiresAt: key.expiresAt,
+    // An organization's management key the operator made (no maker) stays the operator's: its
+    // origin is what lets it act as an admin (core/keys/management.ts).
+    accountId, name: key.name, ...replacement, origin: row.origin === "cli" && key.ownerId === null && key.kind === "management" ? "cli" : "rotation", expiresAt: key.expiresAt,
     creditLimit: key.creditLimit, usdPerHour: key.usdPerHour, requestsPerHour: key.requestsPerHour,
     kind: key.kind, allowedModels: key.allowedModels, allowedIps: key.allowedIps, ownerId: key.ownerId, now,
   });
