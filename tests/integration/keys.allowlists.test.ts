@@ -54,6 +54,15 @@ describeEachDialect("a key kept to two models and one office network", (dialect)
     expect((await postChat(gateway().url, secret, hello("gpt-4.1"), from("::ffff:198.51.100.1"))).status).toBe(200);
   });
 
+  test.each([["0xc6.51.100.77"], ["198.051.100.077"], ["198.51.100.077"], ["3325256781"]])(
+    "a forwarded address only some parsers read as the office's (%p) is not believed: the proxy's own is judged",
+    async (written) => {
+      const res = await postChat(gateway().url, secret, hello("gpt-4.1-nano"), from(written));
+      expect(res.status).toBe(403);
+      expect(await readJson(res)).toEqual({ error: { message: "This API key may not be used from this IP address", type: "permission_error", code: "403" } });
+    },
+  );
+
   test.each([
     ["another model", "deepseek-v3.2", "198.51.100.77", "This API key may not use the model `deepseek-v3.2`"],
     ["another address", "gpt-4.1-nano", "198.51.101.1", "This API key may not be used from this IP address"],
