@@ -121,6 +121,25 @@ describeEachDialect("a key kept to two models and one office network", (dialect)
     expect(counted.status).toBe(403);
   });
 
+  test("/v1/messages/count_tokens refuses another model exactly as /v1/messages does, and counts an allowed one", async () => {
+    const body = { model: "deepseek-v3.2", max_tokens: 16, messages: [{ role: "user", content: "hello" }] };
+    const [sent, rows] = [fake.received.length, await usageRows()];
+    const answers = [
+      await postMessages(gateway().url, secret, body, from("198.51.100.77")),
+      await postMessages(gateway().url, secret, body, from("198.51.100.77"), "/v1/messages/count_tokens"),
+    ];
+    for (const res of answers) {
+      expect(res.status).toBe(403);
+      expect(await readJson(res)).toEqual({
+        type: "error", error: { type: "permission_error", message: "This API key may not use the model `deepseek-v3.2`" }, request_id: expect.any(String),
+      });
+    }
+    const allowed = await postMessages(gateway().url, secret, { ...body, model: "gpt-4.1" }, from("198.51.100.77"), "/v1/messages/count_tokens");
+    expect(allowed.status).toBe(200);
+    expect(await readJson(allowed)).toEqual({ input_tokens: expect.any(Number) });
+    expect([fake.received.length, await usageRows()]).toEqual([sent, rows]);
+  });
+
   test("the stored responses of the account are not read from another address", async () => {
     const res = await fetch(`${gateway().url}/v1/responses/resp_0123456789abcdef0123456789abcdef`, {
       headers: { authorization: `Bearer ${secret}`, ...from("203.0.113.5") },
