@@ -5,7 +5,7 @@ import { afterAll, beforeAll, expect, test } from "bun:test";
 import { describeEachDialect } from "../support/databases.ts";
 import { startFakeSmtp } from "../support/fake-smtp.ts";
 import { readJson } from "../support/http.ts";
-import { linkToken } from "../support/mail.ts";
+import { linkToken, mailsTo } from "../support/mail.ts";
 import { verifyEmail } from "../support/accounts.ts";
 import { signUpUser, type Browser } from "../support/session.ts";
 import { useGateway } from "../support/server.ts";
@@ -77,4 +77,20 @@ describeEachDialect("invitations, rate-limited", (dialect) => {
     // The deputy's own count (12) is far from its limit: elsewhere it still invites.
     expect((await invite(deputy, await newOrg(deputy, "Side"))).status).toBe(201);
   }, 30_000);
+
+  test("the e-mail gives the organization's name as quoted text that is no link, and says who chose it", async () => {
+    const boss = await person();
+    const team = await newOrg(boss, "Refund: log in at https://pay.example.com/x or www.pay.example now");
+    const invitee = address();
+    expect((await invite(boss, team, invitee)).status).toBe(201);
+    await linkToken(smtp, invitee, "invitations/accept");
+    const [mail] = mailsTo(smtp, invitee);
+    const quoted = '"Refund: log in at https[:]//pay[.]example[.]com/x or www[.]pay[.]example now"';
+    expect(mail!.text).toContain(`join the organization ${quoted}`);
+    expect(mail!.text).toContain("name was chosen by whoever invited you");
+    expect(mail!.raw).toContain("Subject: You are invited to join an organization on the gateway");
+    expect(mail!.raw).not.toContain("pay.example");
+    expect(mail!.raw).not.toContain("https://pay");
+    expect(mail!.raw.toLowerCase()).not.toContain("text/html");
+  });
 });
