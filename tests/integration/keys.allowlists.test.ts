@@ -54,6 +54,15 @@ describeEachDialect("a key kept to two models and one office network", (dialect)
     expect((await postChat(gateway().url, secret, hello("gpt-4.1"), from("::ffff:198.51.100.1"))).status).toBe(200);
   });
 
+  test.each([["0xc6.51.100.77"], ["198.051.100.077"], ["198.51.100.077"], ["3325256781"]])(
+    "a forwarded address only some parsers read as the office's (%p) is not believed: the proxy's own is judged",
+    async (written) => {
+      const res = await postChat(gateway().url, secret, hello("gpt-4.1-nano"), from(written));
+      expect(res.status).toBe(403);
+      expect(await readJson(res)).toEqual({ error: { message: "This API key may not be used from this IP address", type: "permission_error", code: "403" } });
+    },
+  );
+
   test.each([
     ["another model", "deepseek-v3.2", "198.51.100.77", "This API key may not use the model `deepseek-v3.2`"],
     ["another address", "gpt-4.1-nano", "198.51.101.1", "This API key may not be used from this IP address"],
@@ -110,6 +119,25 @@ describeEachDialect("a key kept to two models and one office network", (dialect)
     expect(elsewhere.status).toBe(403);
     const counted = await postMessages(gateway().url, secret, { ...body, model: "gpt-4.1" }, from("203.0.113.5"), "/v1/messages/count_tokens");
     expect(counted.status).toBe(403);
+  });
+
+  test("/v1/messages/count_tokens refuses another model exactly as /v1/messages does, and counts an allowed one", async () => {
+    const body = { model: "deepseek-v3.2", max_tokens: 16, messages: [{ role: "user", content: "hello" }] };
+    const [sent, rows] = [fake.received.length, await usageRows()];
+    const answers = [
+      await postMessages(gateway().url, secret, body, from("198.51.100.77")),
+      await postMessages(gateway().url, secret, body, from("198.51.100.77"), "/v1/messages/count_tokens"),
+    ];
+    for (const res of answers) {
+      expect(res.status).toBe(403);
+      expect(await readJson(res)).toEqual({
+        type: "error", error: { type: "permission_error", message: "This API key may not use the model `deepseek-v3.2`" }, request_id: expect.any(String),
+      });
+    }
+    const allowed = await postMessages(gateway().url, secret, { ...body, model: "gpt-4.1" }, from("198.51.100.77"), "/v1/messages/count_tokens");
+    expect(allowed.status).toBe(200);
+    expect(await readJson(allowed)).toEqual({ input_tokens: expect.any(Number) });
+    expect([fake.received.length, await usageRows()]).toEqual([sent, rows]);
   });
 
   test("the stored responses of the account are not read from another address", async () => {

@@ -190,6 +190,9 @@ describeEachDialect("webhook addresses, without WEBHOOK_ALLOW_PRIVATE", (dialect
     ["https://127.0.0.1/hook", "url must point at a public address: 127.0.0.1 is in the loopback range"],
     ["https://[::ffff:169.254.169.254]/hook", "url must point at a public address: 169.254.169.254 is in the link local range"],
     ["https://10.0.0.5/hook", "url must point at a public address: 10.0.0.5 is in the private range"],
+    ["https://[::127.0.0.1]/", "url must point at a public address: 127.0.0.1 is in the loopback range"],
+    ["https://[::169.254.169.254]/hook", "url must point at a public address: 169.254.169.254 is in the link local range"],
+    ["https://[64:ff9b::127.0.0.1]/hook", "url must point at a public address: 64:ff9b::7f00:1 (127.0.0.1) is in the loopback range"],
     ["https://user:pw@receiver.example/hook", "url must not carry a user name or password"],
     ["not a url", "url must be a URL such as https://example.com/hooks/gateway"],
   ])("refuses %p when saved", async (url, message) => {
@@ -202,6 +205,12 @@ describeEachDialect("webhook addresses, without WEBHOOK_ALLOW_PRIVATE", (dialect
     answers = [{ address: "8.8.8.8", family: 4 }, { address: "192.168.1.9", family: 4 }];
     const res = await user.send("PUT", "/settings/webhook", { url: "https://receiver.example/hook" });
     expect(await readJson(res)).toEqual({ error: "url must point at a public address: receiver.example resolves to 192.168.1.9, in the private range" });
+  });
+
+  test("refuses a name that resolves to an IPv6 address carrying a loopback IPv4 one", async () => {
+    answers = [{ address: "::7f00:1", family: 6 }];
+    const res = await user.send("PUT", "/settings/webhook", { url: "https://receiver.example/hook" });
+    expect(await readJson(res)).toEqual({ error: "url must point at a public address: receiver.example resolves to 127.0.0.1, in the loopback range" });
   });
 
   test("checks the name again at each delivery: one rebound to a private address receives nothing", async () => {

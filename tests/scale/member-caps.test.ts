@@ -29,7 +29,7 @@ async function cappedMember(store: Store): Promise<{ orgId: string; secret: stri
   const member = await person("member");
   const org = await store.createOrg({ name: "Capped", owner: owner.id, actor: OPERATOR, now });
   await store.addCredit({ accountId: org.id, amount: nanos(10_000_000_000n), kind: "grant", now });
-  await store.invite({ orgId: org.id, email: member.email, role: "member", tokenHash: `t-${org.id}`, expiresAt: now + 60_000, mail: { subject: "s", text: "t" }, actor: OPERATOR, now });
+  await store.invite({ orgId: org.id, email: member.email, role: "member", tokenHash: `t-${org.id}`, expiresAt: now + 60_000, mail: { subject: "s", text: "t" }, limits: [], actor: OPERATOR, now });
   expect(await store.acceptInvitation({ tokenHash: `t-${org.id}`, userId: member.id, email: member.email, ip: null, now })).toHaveProperty("ok");
   const changed = await store.changeMember({ orgId: org.id, actor: OPERATOR, userId: member.id, spendCapPerDay: CAP as Nanos, decide: () => "ok", now });
   expect(changed).toHaveProperty("ok");

@@ -4,8 +4,11 @@ import { useGateway, type TestGateway } from "./server.ts";
 import { request } from "./session.ts";
 
 let ips = 0;
-/** A new client address for each call. */
-export const ip = () => `203.0.113.${++ips}`;
+/** A new client address for each call (a real one: an entry the gateway cannot read is not believed). */
+export const ip = () => {
+  ips += 1;
+  return `203.0.${113 + Math.floor(ips / 250)}.${ips % 250 + 1}`;
+};
 
 export const accountOf = async (gateway: TestGateway, email: string) =>
   (await gateway.store.findAccountByEmail(email)) ?? Promise.reject(new Error(`no account ${email}`));

@@ -3,8 +3,7 @@
 import ipaddr from "ipaddr.js";
 import { AppError } from "../errors.ts";
 import type { ApiKey } from "../entities.ts";
-
-type Address = ipaddr.IPv4 | ipaddr.IPv6;
+import { ipv4Of, parseIpAddress, parseIpLiteral, type IpAddress as Address } from "../ip-address.ts";
 
 // Enough for a team's models and an office's networks; a longer list is a mistake, and each
 // request walks it.
@@ -27,8 +26,8 @@ export function parseAllowedModels(value: unknown): Rule<string[]> {
 
 /**
  * `allowedIps`: IPv4 and IPv6 addresses and CIDR ranges, kept in their canonical form
- * (`10.0.0.0/8`, `2001:db8::/32`). An IPv4-mapped IPv6 address or range is kept as the IPv4
- * one it stands for, since that is how a client's address is compared.
+ * (`10.0.0.0/8`, `2001:db8::/32`). An IPv4-mapped or -compatible IPv6 address or range is kept
+ * as the IPv4 one it stands for, since that is how a client's address is compared.
  */
 export function parseAllowedIps(value: unknown): Rule<string[]> {
   const list = stringList(value);
@@ -49,23 +48,19 @@ function stringList(value: unknown): Rule<string[]> {
 }
 
 /**
- * A CIDR range (an address alone is its own /32 or /128), mapped IPv6 folded to IPv4; null when
- * malformed. IPv4 only in its four-part decimal form: `127.1` and `0x7f.0.0.1` are refused, not
- * read as the loopback address they would be to some parsers.
+ * A CIDR range (an address alone is its own /32 or /128), mapped and compatible IPv6 folded to
+ * IPv4; null when malformed. Addresses are read by the one strict parser (`ip-address.ts`) that
+ * also reads the client's address: `127.1` and `0x7f.0.0.1` are refused, not read as the
+ * loopback address they would be to some parsers.
  */
 function parseRange(text: string): [Address, number] | null {
   const [addressText = "", bitsText, ...rest] = text.split("/");
-  const wellFormed = addressText.includes(":")
-    ? ipaddr.IPv6.isValid(addressText) && !addressText.includes("%")
-    : ipaddr.IPv4.isValidFourPartDecimal(addressText);
-  if (!wellFormed || rest.length > 0 || (bitsText !== undefined && !/^\d{1,3}$/.test(bitsText))) return null;
-  const address = ipaddr.parse(addressText);
+  const address = parseIpLiteral(addressText);
+  if (address === null || rest.length > 0 || (bitsText !== undefined && !/^\d{1,3}$/.test(bitsText))) return null;
   const bits = bitsText === undefined ? (address.kind() === "ipv4" ? 32 : 128) : Number(bitsText);
   if (bits > (address.kind() === "ipv4" ? 32 : 128)) return null;
-  if (address.kind() === "ipv6" && (address as ipaddr.IPv6).isIPv4MappedAddress() && bits >= 96) {
-    return networkOf((address as ipaddr.IPv6).toIPv4Address(), bits - 96);
-  }
-  return networkOf(address, bits);
+  const ipv4 = address.kind() === "ipv6" && bits >= 96 ? ipv4Of(networkOf(address, bits)[0] as ipaddr.IPv6) : null;
+  return ipv4 ? networkOf(ipv4, bits - 96) : networkOf(address, bits);
 }
 
 /** The range's network address: `10.1.2.3/8` is kept as `10.0.0.0/8`, the range it matches. */
@@ -79,12 +74,8 @@ function networkOf(address: Address, bits: number): [Address, number] {
 
 /** Whether the client's address falls in one of the ranges. An address that cannot be read matches none. */
 export function addressAllowed(clientIp: string, ranges: readonly string[]): boolean {
-  let client: Address;
-  try {
-    client = ipaddr.process(clientIp);
-  } catch {
-    return false;
-  }
+  const client = parseIpAddress(clientIp);
+  if (client === null) return false;
   return ranges.some((entry) => {
     const range = parseRange(entry);
     return range !== null && range[0].kind() === client.kind() && client.match(range as [never, number]);

@@ -9,6 +9,7 @@ import type { Nanos } from "../money.ts";
 import {
   forbidden, inviteRefusal, LAST_OWNER, manages, memberChangeRefusal, ORG_NOT_FOUND, type Role,
 } from "./roles.ts";
+import { invitationLimits, invitationRefusal } from "./invitation-limits.ts";
 import { INVITATION_TTL_MS, invitationMail } from "./requests.ts";
 import type { Membership, MemberOutcome, OrgActor, Organization, OrgStore } from "./store.ts";
 
@@ -52,16 +53,19 @@ export async function deleteOrg(ctx: OrgContext, orgId: string): Promise<void> {
 }
 
 /** An invitation and its e-mail, whoever sends it (a member with the right role, or the operator). */
-export function sendInvitation(
+export async function sendInvitation(
   store: OrgStore,
   input: { org: Organization; email: string; role: Role; actor: OrgActor; dashboardUrl: string; now: number },
 ) {
   const token = newSessionToken();
   const inviter = input.actor.userId === null ? "The operator" : input.actor.label;
-  return store.invite({
+  const sent = await store.invite({
     orgId: input.org.id, email: input.email, role: input.role, tokenHash: hashSessionToken(token), expiresAt: input.now + INVITATION_TTL_MS,
-    mail: invitationMail(input.dashboardUrl, input.org.name, inviter, input.role, token), actor: input.actor, now: input.now,
+    mail: invitationMail(input.dashboardUrl, input.org.name, inviter, input.role, token),
+    limits: invitationLimits(input.org.id, input.actor.userId), actor: input.actor, now: input.now,
   });
+  if ("limited" in sent) throw invitationRefusal(sent, input.now);
+  return sent;
 }
 
 export async function invite(ctx: OrgContext, orgId: string, input: { email: string; role: Role }) {
@@ -85,9 +89,11 @@ export async function resendInvitation(ctx: OrgContext, orgId: string, invitatio
   const token = newSessionToken();
   const resent = await ctx.store.resendInvitation({
     orgId, id: invitationId, tokenHash: hashSessionToken(token), expiresAt: ctx.now + INVITATION_TTL_MS,
-    mail: invitationMail(ctx.dashboardUrl, org.name, ctx.person.email, pending.role, token), actor: actorOf(ctx), now: ctx.now,
+    mail: invitationMail(ctx.dashboardUrl, org.name, ctx.person.email, pending.role, token),
+    limits: invitationLimits(orgId, ctx.person.id), actor: actorOf(ctx), now: ctx.now,
   });
   if (!resent) throw new AppError("not_found", INVITATION_NOT_FOUND);
+  if ("limited" in resent) throw invitationRefusal(resent, ctx.now);
   return resent;
 }
 

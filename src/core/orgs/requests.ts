@@ -75,10 +75,26 @@ export const invitationView = (i: Invitation) => ({ id: i.id, email: i.email, ro
 /** Invitations work for 7 days. */
 export const INVITATION_TTL_MS = 7 * 24 * 60 * 60 * 1000;
 
+/**
+ * An organization's name as an e-mail shows it: text its owner chose, so text that must not
+ * pass for a link a mail client would make clickable. A dot between letters or digits (and the
+ * full-width and ideographic dots some clients also read as one) is written `[.]` and a scheme's
+ * `://` as `[:]//`, as security advisories defang addresses; invisible formatting characters
+ * (bidirectional overrides among them, which can reorder what is shown) are dropped.
+ */
+export const plainName = (name: string): string =>
+  name
+    .replace(/[\p{Cc}\p{Cf}\u2028\u2029]/gu, "")
+    .replace(/:\/\//g, "[:]//")
+    .replace(/(?<=[\p{L}\p{N}])[.\u2024\uFE52\uFF0E\u3002\uFF61](?=[\p{L}\p{N}])/gu, "[.]");
+
 export const invitationMail = (dashboardUrl: string, orgName: string, inviter: string, role: Role, token: string) => ({
-  subject: `You are invited to ${orgName} on the gateway`,
+  // Not the name: a subject is read before anything else, and there is no room there to say who chose it.
+  subject: "You are invited to join an organization on the gateway",
   text: [
-    `${inviter} invited you to join the organization "${orgName}" as ${role === "admin" ? "an admin" : `a ${role}`}. Accept at:`,
+    `${inviter} invited you to join the organization "${plainName(orgName)}" as ${role === "admin" ? "an admin" : `a ${role}`}.`,
+    "(The organization's name was chosen by whoever invited you; the gateway has not checked it,",
+    "and it is not a link: dots in it are written [.].) Accept at:",
     "",
     `${dashboardUrl}/invitations/accept?token=${token}`,
     "",

@@ -3,6 +3,7 @@
 import type { ApiKey } from "../entities.ts";
 import type { Nanos } from "../money.ts";
 import type { QueuedMail } from "../accounts/store.ts";
+import type { SendLimit, SendLimited } from "./invitation-limits.ts";
 import type { Role } from "./roles.ts";
 
 export interface Organization {
@@ -79,11 +80,18 @@ export interface OrgStore {
     orgId: string; actor: OrgActor; userId: string;
     decide: (actorRole: Role, targetRole: Role) => "ok" | "forbidden"; now: number;
   }): Promise<MemberOutcome<ApiKey[]>>;
-  /** A pending invitation for `email`, replacing any pending one for the same address, and its e-mail. */
-  invite(input: { orgId: string; email: string; role: Role; tokenHash: string; expiresAt: number; mail: QueuedMail; actor: OrgActor; now: number }): Promise<Invitation>;
+  /**
+   * A pending invitation for `email`, replacing any pending one for the same address, and its
+   * e-mail; counted in `limits`, or refused with nothing sent when one of them is full.
+   */
+  invite(input: {
+    orgId: string; email: string; role: Role; tokenHash: string; expiresAt: number; mail: QueuedMail; limits: SendLimit[]; actor: OrgActor; now: number;
+  }): Promise<Invitation | SendLimited>;
   listInvitations(orgId: string, now: number): Promise<Invitation[]>;
-  /** A new token for a pending invitation (the old link dies) and a new e-mail; null when none is pending. */
-  resendInvitation(input: { orgId: string; id: string; tokenHash: string; expiresAt: number; mail: QueuedMail; actor: OrgActor; now: number }): Promise<Invitation | null>;
+  /** A new token for a pending invitation (the old link dies) and a new e-mail, counted as `invite` counts; null when none is pending. */
+  resendInvitation(input: {
+    orgId: string; id: string; tokenHash: string; expiresAt: number; mail: QueuedMail; limits: SendLimit[]; actor: OrgActor; now: number;
+  }): Promise<Invitation | SendLimited | null>;
   revokeInvitation(orgId: string, id: string, actor: OrgActor, now: number): Promise<Invitation | null>;
   /**
    * Uses an invitation once for the person with `email`: the membership made and the link spent.

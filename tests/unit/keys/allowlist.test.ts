@@ -7,11 +7,14 @@ describe("parseAllowedIps", () => {
       value: ["203.0.113.7/32", "10.0.0.0/8", "192.168.1.0/24", "2001:db8::/32", "::1/128"],
     });
     expect(parseAllowedIps([])).toEqual({ value: [] });
+    expect(parseAllowedIps(["::203.0.113.7", "::cb00:7100/120", "::/96", "::1"])).toEqual({
+      value: ["203.0.113.7/32", "203.0.113.0/24", "::/96", "::1/128"],
+    });
   });
 
   test.each([
     ["127.1"], ["0x7f.0.0.1"], ["1"], ["10.0.0.0/33"], ["2001:db8::/129"], ["10.0.0.0/8/8"], ["10.0.0.0/-1"], ["fe80::1%eth0"],
-    ["example.com"], [""], ["10.0.0.256"], ["10.0.0.0/ 8"],
+    ["example.com"], [""], ["10.0.0.256"], ["10.0.0.0/ 8"], ["203.000.113.005"], ["010.0.0.0/8"], ["::ffff:0x7f.0.0.1"],
   ])("refuses %p, naming it", (entry) => {
     const parsed = parseAllowedIps([entry]);
     expect(parsed).toEqual({ reason: `must be a list of IP addresses or CIDR ranges; \`${entry}\` is neither` });
@@ -41,7 +44,8 @@ describe("addressAllowed", () => {
     ["198.51.100.0", true], ["198.51.100.255", true], ["198.51.99.255", false], ["198.51.101.0", false],
     ["::ffff:198.51.100.42", true], ["::ffff:198.51.101.1", false],
     ["2001:db8:10::", true], ["2001:db8:10:ffff:ffff:ffff:ffff:ffff", true], ["2001:db8:11::", false], ["2001:db8:f::ffff", false],
-    ["unknown", false], ["", false],
+    ["unknown", false], ["", false], ["::198.51.100.42", true],
+    ["0xc6.51.100.7", false], ["198.051.100.007", false], ["0306.51.100.7", false], ["::ffff:198.051.100.7", false],
   ])("%p in the office's ranges: %p", (client, allowed) => {
     expect(addressAllowed(client, office)).toBe(allowed);
   });

@@ -22,8 +22,28 @@ describe("refusedAddress", () => {
     expect(refusedAddress(address)).toEndWith(`is in the ${range} range`);
   });
 
-  test("refuses what is not an address", () => {
+  test.each([
+    ["::127.0.0.1", "127.0.0.1 is in the loopback range"],
+    ["::7f00:1", "127.0.0.1 is in the loopback range"],
+    ["::a9fe:a9fe", "169.254.169.254 is in the link local range"],
+    ["::10.0.0.1", "10.0.0.1 is in the private range"],
+    ["::ffff:7f00:1", "127.0.0.1 is in the loopback range"],
+    ["64:ff9b::127.0.0.1", "64:ff9b::7f00:1 (127.0.0.1) is in the loopback range"],
+    ["64:ff9b::a9fe:a9fe", "64:ff9b::a9fe:a9fe (169.254.169.254) is in the link local range"],
+    ["2002:7f00:1::", "2002:7f00:1:: (127.0.0.1) is in the loopback range"],
+    ["2002:c0a8:101::1", "2002:c0a8:101::1 (192.168.1.1) is in the private range"],
+  ])("judges %p as the IPv4 address it carries", (address, refusal) => {
+    expect(refusedAddress(address)).toBe(refusal);
+  });
+
+  test.each([["::8.8.8.8"], ["64:ff9b::808:808"], ["2002:808:808::1"]])("lets %p through: the IPv4 address it carries is public", (address) => {
+    expect(refusedAddress(address)).toBeNull();
+  });
+
+  test("refuses what is not an address, or an address some would read otherwise", () => {
     expect(refusedAddress("receiver.example")).toBe("receiver.example is not an IP address");
+    expect(refusedAddress("0x7f.0.0.1")).toBe("0x7f.0.0.1 is not an IP address");
+    expect(refusedAddress("::ffff:127.000.0.1")).toBe("::ffff:127.000.0.1 is not an IP address");
   });
 });
 
@@ -33,6 +53,8 @@ describe("webhook URLs and signatures", () => {
     expect(parseEndpointUrl("http://hooks.example.com/x", false)).toEqual({ reason: "url must use https" });
     expect(parseEndpointUrl("http://127.0.0.1:9/x", true)).toHaveProperty("url");
     expect(parseEndpointUrl("ftp://hooks.example.com/x", true)).toEqual({ reason: "url must use https" });
+    expect(parseEndpointUrl("https://[::127.0.0.1]/", false)).toEqual({ reason: "url must point at a public address: 127.0.0.1 is in the loopback range" });
+    expect(parseEndpointUrl("https://[::127.0.0.1]/", true)).toHaveProperty("url");
     expect(parseEndpointUrl(42, false)).toEqual({ reason: "url must be a URL such as https://example.com/hooks/gateway" });
   });
 

@@ -2,9 +2,12 @@
 // resend replaces the token (the old link dies), and only the invited address may accept.
 import type { Invitation, Membership, OrgStore } from "../../../core/orgs/store.ts";
 import type { Role } from "../../../core/orgs/roles.ts";
+import type { SendLimited } from "../../../core/orgs/invitation-limits.ts";
+import type { Dialect } from "../../migration-files.ts";
 import { exec, first, int, intOrNull, rows, type Row, type Work } from "../../sql.ts";
 import { queueAccountMail } from "../alerts.ts";
 import { findMembership, orgAudit } from "./orgs.ts";
+import { countSend } from "./send-limits.ts";
 
 const COLUMNS = "id, org_id, email, role, created_at, expires_at, accepted_at, revoked_at";
 
@@ -21,7 +24,9 @@ const toInvitation = (r: Row): Invitation => ({
 
 const PENDING = "accepted_at IS NULL AND revoked_at IS NULL";
 
-export function* invite(input: Parameters<OrgStore["invite"]>[0]): Work<Invitation> {
+export function* invite(dialect: Dialect, input: Parameters<OrgStore["invite"]>[0]): Work<Invitation | SendLimited> {
+  const limited = yield* countSend(dialect, input.limits, input.now);
+  if (limited) return limited;
   // One pending invitation per address: a new one replaces the old, whose link dies.
   yield* exec(`UPDATE invitations SET revoked_at = ? WHERE org_id = ? AND email = ? AND ${PENDING}`, input.now, input.orgId, input.email);
   const row = yield* first(
@@ -40,7 +45,11 @@ export function* listInvitations(orgId: string, now: number): Work<Invitation[]>
   )).map(toInvitation);
 }
 
-export function* resendInvitation(input: Parameters<OrgStore["resendInvitation"]>[0]): Work<Invitation | null> {
+export function* resendInvitation(dialect: Dialect, input: Parameters<OrgStore["resendInvitation"]>[0]): Work<Invitation | SendLimited | null> {
+  // A resend is an e-mail too, counted as one; one that finds nothing pending sends and counts nothing.
+  if (!(yield* first(`SELECT id FROM invitations WHERE id = ? AND org_id = ? AND ${PENDING}`, input.id, input.orgId))) return null;
+  const limited = yield* countSend(dialect, input.limits, input.now);
+  if (limited) return limited;
   const row = yield* first(
     `UPDATE invitations SET token_hash = ?, expires_at = ?, created_at = ? WHERE id = ? AND org_id = ? AND ${PENDING} RETURNING ${COLUMNS}`,
     input.tokenHash, input.expiresAt, input.now, input.id, input.orgId,

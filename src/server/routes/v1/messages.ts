@@ -6,6 +6,7 @@ import { PROVIDERS } from "../../../core/catalog.ts";
 import type { ChatProvider } from "../../../core/chat/provider.ts";
 import type { StreamSink } from "../../../core/chat/relay.ts";
 import { AppError } from "../../../core/errors.ts";
+import { accessRefusal } from "../../../core/keys/allowlist.ts";
 import { countTokens } from "../../../core/messages/count-tokens.ts";
 import { anthropicErrorBody, anthropicStatus } from "../../../core/messages/errors.ts";
 import { MessageEvents } from "../../../core/messages/events.ts";
@@ -56,9 +57,14 @@ export function messagesRoutes(deps: ChatDeps & { provider: ChatProvider }, leas
   const countTokensHandler = async ({ request, server }: { request: Request; server: PeerSource }): Promise<Response> => {
     const record = requestRecord(request);
     try {
-      // An estimate, not a call: a key's address is checked, its models are not.
-      await authenticateApiKey(deps.store, authorization(request), deps.now(), { model: null, clientIp: () => clientIp(request, server, deps.config.trustProxy) });
+      const ip = () => clientIp(request, server, deps.config.trustProxy);
+      // The key and its address first, as every door tells them before a malformed body.
+      const { key } = await authenticateApiKey(deps.store, authorization(request), deps.now(), { model: null, clientIp: ip });
       const parsed = parseCountTokensRequest((await readJsonBody(request, door.bodyLimit)).value);
+      // Then its models, as /v1/messages judges them: a key kept from a model gets the same 403
+      // here, so that a client learns of the refusal before it sends the conversation itself.
+      const refusal = accessRefusal(key, parsed.model, ip);
+      if (refusal) throw refusal;
       return json({ input_tokens: countTokens(parsed) });
     } catch (error) {
       return door.renderError(asAppError(error, deps.log, record.id), record.id);
