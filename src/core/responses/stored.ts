@@ -164,6 +164,17 @@ export function storedTurn(accountId: string, response: Fields & { id: string },
   };
 }
 
+/**
+ * An input item as OpenAI lists it (`GET /v1/responses/{id}/input_items`): a message as a
+ * `message` item whose content is a list of parts (a string as one `input_text` part, or
+ * `output_text` for the assistant's), with a status; other items as they were sent.
+ */
+export function listedItem(item: Fields): Fields {
+  if (item.type !== undefined && item.type !== "message") return item;
+  const content = typeof item.content === "string" ? [{ type: item.role === "assistant" ? "output_text" : "input_text", text: item.content }] : item.content;
+  return { ...item, type: "message", status: item.status ?? "completed", content };
+}
+
 const PAGE_LIMIT = { min: 1, max: 100, default: 20 };
 
 /** `GET /v1/responses/{id}/input_items`'s query as OpenAI documents it: `after`, `limit` 1–100 (20), `order` asc or desc (desc). */

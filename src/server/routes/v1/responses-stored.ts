@@ -3,7 +3,7 @@
 // GET /v1/responses/{id}/input_items. Another account's id is told exactly as an unknown one.
 import { Elysia } from "elysia";
 import { AppError, isAppError } from "../../../core/errors.ts";
-import { lookable, parseItemsPage } from "../../../core/responses/stored.ts";
+import { listedItem, lookable, parseItemsPage } from "../../../core/responses/stored.ts";
 import { authenticateApiKey } from "../../api-key.ts";
 import { clientIp, type PeerSource } from "../../client-ip.ts";
 import { databaseDeadline, type ChatDeps } from "../../chat/front-door.ts";
@@ -47,7 +47,7 @@ export function storedResponsesRoutes(deps: ChatDeps) {
     const page = await store.responseInputItems(accountId, id, now(), parseItemsPage(query));
     if (!page) throw notFound(id);
     const ids = page.items.map((item: Fields) => item.id ?? null);
-    return { object: "list", data: page.items, first_id: ids[0] ?? null, last_id: ids.at(-1) ?? null, has_more: page.hasMore };
+    return { object: "list", data: page.items.map(listedItem), first_id: ids[0] ?? null, last_id: ids.at(-1) ?? null, has_more: page.hasMore };
   };
 
   return new Elysia({ name: "stored-responses" })
