@@ -2,7 +2,10 @@ import { loadConfig, type Config, type ConfigOverrides } from "../config.ts";
 import type { Store } from "../core/ports.ts";
 import { openDatabase, type Database } from "../db/database.ts";
 import { migrate } from "../db/migrate.ts";
+import { secretsAtStart } from "../db/secrets-at-rest.ts";
 import { createStore } from "../db/store/index.ts";
+import { deploymentKey } from "../server/secret-key.ts";
+import { CliError } from "./output.ts";
 
 interface CliContext {
   config: Config;
@@ -16,7 +19,9 @@ export async function withStore<T>(overrides: ConfigOverrides, fn: (ctx: CliCont
   const db = openDatabase(config.databaseUrl, { preparedStatements: config.databasePreparedStatements });
   try {
     await migrate(db);
-    return await fn({ config, db, store: createStore(db) });
+    const prepared = await secretsAtStart(db, deploymentKey(config));
+    if ("refused" in prepared) throw new CliError(prepared.refused, 2);
+    return await fn({ config, db, store: createStore(db, prepared.secrets) });
   } finally {
     await db.close();
   }

@@ -1,6 +1,6 @@
 // `gateway doctor` through the compiled binary, against fakes of everything it contacts.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { existsSync, mkdtempSync } from "node:fs";
+import { chmodSync, existsSync, mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { exec } from "../../src/db/sql.ts";
@@ -8,6 +8,7 @@ import { runGateway } from "../support/binary.ts";
 import { createTestDatabase, describeEachDialect, openTestDatabase, type TestDatabase } from "../support/databases.ts";
 import { startDoctorFakes } from "../support/doctor-fakes.ts";
 import { startFakeSmtp, type FakeSmtp } from "../support/fake-smtp.ts";
+import { TEST_SECRET_KEY } from "../support/server.ts";
 
 interface Report {
   ok: boolean;
@@ -45,11 +46,12 @@ describeEachDialect("gateway doctor", (dialect) => {
 
   test("a working configuration passes every check and exits 0, having called each provider and Stripe with its key", async () => {
     const calls = { providers: fakes.providerCalls.length, stripe: fakes.stripeCalls.length };
-    const { code, report, stderr } = await doctor({ DATABASE_URL: testDb.url });
+    const key: Record<string, string> = dialect === "sqlite" ? {} : { SECRET_KEY: TEST_SECRET_KEY };
+    const { code, report, stderr } = await doctor({ DATABASE_URL: testDb.url, ...key });
     expect({ code, stderr }).toEqual({ code: 0, stderr: "" });
     expect(report.ok).toBe(true);
     expect(report.checks.map((c) => c.name)).toEqual([
-      "configuration", "database", "migrations",
+      "configuration", "database", "migrations", "secret key", ...(dialect === "sqlite" ? ["file modes"] : []),
       "provider openai", "provider deepseek", "provider moonshot", "provider xai", "provider meta",
       "stripe", "stripe webhook", "stripe price builder", "stripe price pro", "stripe price team", "stripe price scale",
       "smtp", "public url", "metrics",
@@ -60,13 +62,32 @@ describeEachDialect("gateway doctor", (dialect) => {
   });
 
   test("the table names every check and says all is well, without printing any secret", async () => {
-    const env = { ...fakes.env, SMTP_URL: smtp.url, DATABASE_URL: testDb.url };
+    const env = { ...fakes.env, SMTP_URL: smtp.url, DATABASE_URL: testDb.url, ...(dialect === "sqlite" ? {} : { SECRET_KEY: TEST_SECRET_KEY }) } as Record<string, string>;
     const run = await runGateway(["doctor"], env);
     expect(run.code).toBe(0);
     expect(run.stdout).toContain("provider moonshot");
     expect(run.stdout).toMatch(/migrations\s+│ ok\s+│ all \d+ migrations applied/);
     expect(run.stdout.trim()).toEndWith("Everything required works.");
     for (const secret of secretsIn(env)) expect(`${run.stdout}${run.stderr}`).not.toContain(secret);
+  });
+
+  test("a database readable by other users (SQLite) or a missing key (Postgres) warns, and exits 0", async () => {
+    if (dialect === "sqlite") {
+      const path = testDb.url.slice("sqlite:".length);
+      chmodSync(path, 0o644);
+      try {
+        const { code, report } = await doctor({ DATABASE_URL: testDb.url });
+        // SQLite gives the -wal and -shm it makes the database's mode: they are named too.
+        expect(check(report, "file modes")).toEqual({ name: "file modes", status: "warn", message: expect.stringContaining(`readable by other users: ${path} (0644)`) });
+        expect(code).toBe(0);
+      } finally {
+        for (const file of [path, `${path}-wal`, `${path}-shm`]) if (existsSync(file)) chmodSync(file, 0o600);
+      }
+      return;
+    }
+    const { code, report } = await doctor({ DATABASE_URL: testDb.url, SECRET_KEY: "" });
+    expect(check(report, "secret key")).toEqual({ name: "secret key", status: "warn", message: expect.stringContaining("SECRET_KEY is not set") });
+    expect(code).toBe(0);
   });
 
   test("a provider refusing its key (401) fails that check, names the variable, and exits 1", async () => {

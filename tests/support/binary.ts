@@ -1,5 +1,6 @@
 // Runs the compiled `dist/gateway` (built by `make build`, which `make test` depends on).
 import { existsSync } from "node:fs";
+import { TEST_SECRET_KEY } from "./server.ts";
 
 export const BINARY = new URL("../../dist/gateway", import.meta.url).pathname;
 
@@ -36,11 +37,15 @@ export interface ServeProcess {
   stop(signal?: NodeJS.Signals): Promise<number>;
 }
 
+/** A Postgres deployment needs a key to store TOTP and webhook secrets: the tests' own, unless the test sets one ("" for none). */
+const keyFor = (env: Record<string, string>): Record<string, string> =>
+  env.DATABASE_URL?.startsWith("postgres") && env.SECRET_KEY === undefined && env.SECRET_KEY_FILE === undefined ? { SECRET_KEY: TEST_SECRET_KEY } : {};
+
 /** Starts `gateway serve` on a free port and resolves once it logs where it listens. */
 export async function spawnServe(env: Record<string, string>, extraArgs: string[] = []): Promise<ServeProcess> {
   requireBinary();
   const proc = Bun.spawn([BINARY, "serve", "--port", "0", ...extraArgs], {
-    env: { ...process.env, ...env },
+    env: { ...process.env, ...keyFor(env), ...env },
     stdin: "ignore",
     stdout: "pipe",
     stderr: "pipe",

@@ -4,11 +4,23 @@ import type { Store } from "../../src/core/ports.ts";
 import { openDatabase, type Database } from "../../src/db/database.ts";
 import type { Dialect } from "../../src/db/migration-files.ts";
 import { migrate } from "../../src/db/migrate.ts";
+import { secretsAtStart } from "../../src/db/secrets-at-rest.ts";
 import { createStore } from "../../src/db/store/index.ts";
 import { startServer } from "../../src/server/app.ts";
 import type { AppDeps } from "../../src/server/deps.ts";
 import { silentLogger, type Logger } from "../../src/server/log.ts";
+import { deploymentKey } from "../../src/server/secret-key.ts";
 import { createTestDatabase, type TestDatabase } from "./databases.ts";
+
+/** The key Postgres test gateways share when a test names none (a SQLite one keeps its own file beside the database). */
+export const TEST_SECRET_KEY = "5ec7e7".padEnd(64, "0");
+
+/** The key settings a test gateway runs with: a fixed key on Postgres unless the test sets one, or none with `SECRET_KEY: ""`. */
+function keySettings(dialect: Dialect, env: Record<string, string>): Record<string, string> {
+  if (env.SECRET_KEY === "") return {};
+  if (env.SECRET_KEY !== undefined || env.SECRET_KEY_FILE !== undefined || dialect === "sqlite") return {};
+  return { SECRET_KEY: TEST_SECRET_KEY };
+}
 
 export interface TestGateway {
   /** Base URL including BASE_PATH, e.g. http://127.0.0.1:41234 */
@@ -35,14 +47,21 @@ export async function startGateway(
 ): Promise<TestGateway> {
   const testDb = shared ?? (await createTestDatabase(dialect));
   // Test files sign many users up from 127.0.0.1; the per-IP sign-up limit is tested where it is set back.
+  const settings = { ...keySettings(dialect, env), ...env };
+  if (settings.SECRET_KEY === "") delete settings.SECRET_KEY;
   const config = loadConfig({
     PORT: "0", HOST: "127.0.0.1", DATABASE_URL: testDb.url, AUTH_PER_IP_PER_HOUR: "100000",
     ...(process.env.DATABASE_PREPARED_STATEMENTS ? { DATABASE_PREPARED_STATEMENTS: process.env.DATABASE_PREPARED_STATEMENTS } : {}),
-    ...env,
+    ...settings,
   });
   const db = openDatabase(config.databaseUrl, { preparedStatements: config.databasePreparedStatements });
   await migrate(db);
-  const store = createStore(db);
+  const prepared = await secretsAtStart(db, deploymentKey(config));
+  if ("refused" in prepared) {
+    await db.close();
+    throw new Error(prepared.refused);
+  }
+  const store = createStore(db, prepared.secrets);
   const server = startServer({ config, store, log, now: Date.now, ...extra });
   return {
     url: server.url,

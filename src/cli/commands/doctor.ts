@@ -5,6 +5,7 @@ import { type Check } from "../doctor/check.ts";
 import { checkDatabase } from "../doctor/database.ts";
 import { checkExposure } from "../doctor/exposure.ts";
 import { checkProvider } from "../doctor/providers.ts";
+import { checkFileModes, checkSecretKey } from "../doctor/secrets.ts";
 import { checkSmtp } from "../doctor/smtp.ts";
 import { checkStripe } from "../doctor/stripe.ts";
 import Table from "cli-table3";
@@ -31,7 +32,8 @@ async function diagnose(offline: boolean): Promise<Check[]> {
     checkStripe(config.stripe, offline),
     checkSmtp(config, offline),
   ]);
-  return [configuration, ...database.checks, ...providers, ...stripe, ...smtp, ...checkExposure(config)];
+  const secrets = [checkSecretKey(config), ...checkFileModes(config.databaseUrl)];
+  return [configuration, ...database.checks, ...secrets, ...providers, ...stripe, ...smtp, ...checkExposure(config)];
 }
 
 const STATUS_LABEL: Record<Check["status"], string> = { ok: "ok", warn: "WARN", fail: "FAIL", skip: "skip" };

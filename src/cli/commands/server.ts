@@ -2,9 +2,11 @@ import type { Command } from "commander";
 import { loadConfig, type Config } from "../../config.ts";
 import { openDatabase, type Database } from "../../db/database.ts";
 import { migrate } from "../../db/migrate.ts";
+import { secretsAtStart } from "../../db/secrets-at-rest.ts";
 import { createStore } from "../../db/store/index.ts";
 import { startServer, type RunningServer } from "../../server/app.ts";
 import { createLogger } from "../../server/log.ts";
+import { deploymentKey } from "../../server/secret-key.ts";
 import { Metrics } from "../../server/observability/metrics.ts";
 import { CliError, printResult, type Output } from "../output.ts";
 
@@ -44,7 +46,14 @@ export function registerServer(program: Command, output: () => Output): void {
       const db = openDatabase(config.databaseUrl, { observe: metrics.observeDatabase, preparedStatements: config.databasePreparedStatements });
       const applied = await migrate(db);
       if (applied.length > 0) log.info("applied migrations", { migrations: applied });
-      const server = await listenOrExplain(() => startServer({ config, store: createStore(db), log, now: Date.now, metrics }), config, db);
+      const prepared = await secretsAtStart(db, deploymentKey(config));
+      if ("refused" in prepared) {
+        await db.close();
+        throw new CliError(prepared.refused, 2);
+      }
+      if (prepared.sealedNow > 0) log.info("encrypted stored secrets with the deployment's key", { secrets: prepared.sealedNow });
+      const store = createStore(db, prepared.secrets);
+      const server = await listenOrExplain(() => startServer({ config, store, log, now: Date.now, metrics }), config, db);
       log.info("listening", { url: server.url, database: config.databaseUrl.split(":")[0] });
       // SIGTERM or SIGINT: stop accepting, let requests in flight finish within the grace period,
       // then close the database (after their charges and releases are written) and exit 0.

@@ -1,4 +1,5 @@
 import type { Store } from "../../core/ports.ts";
+import { storedSecrets, type StoredSecrets } from "../../core/stored-secrets.ts";
 import type { Database } from "../database.ts";
 import { first } from "../sql.ts";
 import { accountGuardStore } from "./accounts/guard.ts";
@@ -21,8 +22,11 @@ import { usageExportStore } from "./usage/export.ts";
 import { userStore } from "./accounts/users.ts";
 import { checkoutEventStore } from "./checkout/events.ts";
 
-/** The one store behind core's ports, over either dialect. */
-export function createStore(db: Database): Store {
+/**
+ * The one store behind core's ports, over either dialect. `secrets` keeps what must be read back
+ * (TOTP and webhook secrets) encrypted; without it the store refuses to keep a new one.
+ */
+export function createStore(db: Database, secrets: StoredSecrets = storedSecrets(null)): Store {
   return {
     ...modelStore(db),
     ...billingStore(db),
@@ -37,11 +41,11 @@ export function createStore(db: Database): Store {
     ...checkoutStore(db),
     ...checkoutEventStore(db),
     ...alertStore(db),
-    ...webhookStore(db),
+    ...webhookStore(db, secrets),
     ...adminStore(db),
     ...auditStore(db),
     ...accountLinkStore(db),
-    ...accountGuardStore(db),
+    ...accountGuardStore(db, secrets),
     ...responsesStore(db),
     ...orgStore(db),
     ping: async () => {

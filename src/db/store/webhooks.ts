@@ -1,5 +1,7 @@
 // Webhook endpoints, and the events queued for them in the outbox (kind `webhook`): an event is
 // queued in the transaction of what caused it, and only for an account that has an endpoint.
+// The signing secret is kept encrypted (core/stored-secrets.ts): written sealed, read back opened.
+import type { StoredSecrets } from "../../core/stored-secrets.ts";
 import { eventBody, type WebhookEventType } from "../../core/webhooks/events.ts";
 import type { WebhookDelivery, WebhookStore } from "../../core/webhooks/store.ts";
 import type { Database } from "../database.ts";
@@ -57,16 +59,17 @@ const toDelivery = (r: Record<string, unknown>): WebhookDelivery => ({
   answer: (r.answer as string | null) ?? (r.last_error as string | null) ?? null,
 });
 
-export const webhookStore = (db: Database): WebhookStore => ({
+export const webhookStore = (db: Database, secrets: StoredSecrets): WebhookStore => ({
   webhookEndpoint: async (accountId) => {
     const row = await db.run(first("SELECT url, secret, created_at FROM webhook_endpoints WHERE account_id = ?", accountId));
-    return row ? { url: row.url as string, secret: row.secret as string, createdAt: int(row.created_at) } : null;
+    return row ? { url: row.url as string, secret: secrets.open("webhook", row.secret as string), createdAt: int(row.created_at) } : null;
   },
   setWebhookEndpoint: async (accountId, endpoint) => {
+    const sealed = secrets.seal("webhook", endpoint.secret);
     await db.transaction(exec(
       `INSERT INTO webhook_endpoints (account_id, url, secret, created_at) VALUES (?, ?, ?, ?)
        ON CONFLICT (account_id) DO UPDATE SET url = excluded.url, secret = excluded.secret, created_at = excluded.created_at`,
-      accountId, endpoint.url, endpoint.secret, endpoint.createdAt,
+      accountId, endpoint.url, sealed, endpoint.createdAt,
     ));
   },
   removeWebhookEndpoint: async (accountId) => {

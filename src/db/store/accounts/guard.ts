@@ -1,9 +1,11 @@
 import type { AccountSecurityStore, SessionRecord, TotpState } from "../../../core/accounts/store.ts";
+import type { StoredSecrets } from "../../../core/stored-secrets.ts";
 import type { Database } from "../../database.ts";
 import { exec, first, int, intOrNull, rows, type Row, type Work } from "../../sql.ts";
 import { recordAudit } from "./audit.ts";
 
 // The session list and two-factor sign-in: what guards an account once its password is known.
+// TOTP secrets are kept encrypted (core/stored-secrets.ts): written sealed, read back opened.
 
 const toSession = (r: Row): SessionRecord => ({
   tokenHash: r.token_hash as string,
@@ -37,22 +39,27 @@ function* endSessions(input: EndInput): Work<number> {
   return ended;
 }
 
-function* totpState(accountId: string): Work<TotpState> {
+function* totpState(accountId: string, secrets: StoredSecrets): Work<TotpState> {
   const row = yield* first("SELECT totp_secret, totp_pending_secret, totp_last_step FROM accounts WHERE id = ?", accountId);
+  const opened = (stored: unknown) => (typeof stored === "string" ? secrets.open("totp", stored) : null);
   return {
-    secret: (row?.totp_secret as string | null) ?? null,
-    pendingSecret: (row?.totp_pending_secret as string | null) ?? null,
+    secret: opened(row?.totp_secret),
+    pendingSecret: opened(row?.totp_pending_secret),
     lastStep: intOrNull(row?.totp_last_step),
   };
 }
 
 type EnableInput = Parameters<AccountSecurityStore["enableTotp"]>[0];
 
-function* enableTotp(input: EnableInput): Work<boolean> {
+function* enableTotp(input: EnableInput, secrets: StoredSecrets): Work<boolean> {
+  // The pending secret is matched by what it opens to (each sealing differs), then by the very
+  // value read, so that a set-up begun again meanwhile is not turned on.
+  const pending = (yield* first("SELECT totp_pending_secret FROM accounts WHERE id = ?", input.accountId))?.totp_pending_secret;
+  if (typeof pending !== "string" || secrets.open("totp", pending) !== input.secret) return false;
   const enabled = yield* first(
     `UPDATE accounts SET totp_secret = totp_pending_secret, totp_pending_secret = NULL, totp_enabled_at = ?, totp_last_step = ?
      WHERE id = ? AND totp_secret IS NULL AND totp_pending_secret = ? RETURNING id`,
-    input.now, input.step, input.accountId, input.secret,
+    input.now, input.step, input.accountId, pending,
   );
   if (!enabled) return false;
   yield* exec("DELETE FROM recovery_codes WHERE account_id = ?", input.accountId);
@@ -74,17 +81,18 @@ function* disableTotp(input: { accountId: string; ip: string; now: number }): Wo
   yield* recordAudit({ accountId: input.accountId, type: "totp_disabled", ip: input.ip, detail: null, at: input.now });
 }
 
-export const accountGuardStore = (db: Database) => ({
+export const accountGuardStore = (db: Database, secrets: StoredSecrets) => ({
   listSessions: (accountId: string, now: number) => db.run(listSessions(accountId, now)),
   endSessions: (input: EndInput) => db.transaction(endSessions(input)),
   touchSession: async (tokenHash: string, lastSeenAt: number, expiresAt: number) => {
     await db.run(exec("UPDATE sessions SET last_seen_at = ?, expires_at = ? WHERE token_hash = ?", lastSeenAt, expiresAt, tokenHash));
   },
-  totpState: (accountId: string) => db.run(totpState(accountId)),
+  totpState: (accountId: string) => db.run(totpState(accountId, secrets)),
   setPendingTotp: async (accountId: string, secret: string) => {
-    await db.run(exec("UPDATE accounts SET totp_pending_secret = ? WHERE id = ? AND totp_secret IS NULL", secret, accountId));
+    const sealed = secrets.seal("totp", secret);
+    await db.run(exec("UPDATE accounts SET totp_pending_secret = ? WHERE id = ? AND totp_secret IS NULL", sealed, accountId));
   },
-  enableTotp: (input: EnableInput) => db.transaction(enableTotp(input)),
+  enableTotp: (input: EnableInput) => db.transaction(enableTotp(input, secrets)),
   disableTotp: (input: { accountId: string; ip: string; now: number }) => db.transaction(disableTotp(input)),
   // Replays are refused by the condition: a step at or before the last one accepted never passes.
   acceptTotpStep: async (accountId: string, step: number) =>
