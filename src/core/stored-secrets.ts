@@ -47,7 +47,8 @@ export function storedSecrets(key: Uint8Array | null, random: RandomBytes = cryp
       if (!boxes) throw new AppError("unavailable", NO_KEY_MESSAGE);
       const secret = boxes[kind].open(stored);
       // Another key than the one that sealed it (a lost or changed SECRET_KEY), or a damaged value.
-      if (secret === null) throw new AppError("internal", `a stored ${kind} secret does not open with this deployment's SECRET_KEY`);
+      // Said as what it is, not a 500: the operator restores the key, or resets the secret.
+      if (secret === null) throw new AppError("unavailable", `A stored ${kind === "totp" ? "two-factor" : "webhook signing"} secret does not open with this gateway's SECRET_KEY: its operator must restore the key that sealed it, or reset the secret`);
       return secret;
     },
   };

@@ -26,6 +26,12 @@ describe("stored secrets", () => {
     const webhook = secrets.seal("webhook", "whsec_00ff");
     expect(() => secrets.open("totp", webhook)).toThrow(AppError);
     expect(() => storedSecrets(otherKey).open("webhook", webhook)).toThrow("SECRET_KEY");
+    // A 503 that says what to do, never a 500.
+    try {
+      storedSecrets(otherKey).open("totp", secrets.seal("totp", "JBSWY3DPEHPK3PXP"));
+    } catch (error) {
+      expect([(error as AppError).kind, (error as Error).message]).toEqual(["unavailable", expect.stringContaining("two-factor secret does not open")]);
+    }
     expect(reasoningSeal(key).open(webhook)).toBeNull();
   });
 
