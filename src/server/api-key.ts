@@ -5,16 +5,16 @@ import { hashKey, looksLikeKey, looksLikeManagementKey } from "../core/keys/secr
 import type { KeyStore } from "../core/store.ts";
 import { bearerToken } from "./bearer.ts";
 
+const MISSING_BEARER = "Missing bearer token: send Authorization: Bearer <API key>";
+
 /**
  * The hash of the API key in `Authorization: Bearer gw-…`, or the spec's 401 for a missing or
  * malformed token, found without a database lookup. The token is looked up by this SHA-256
  * hash; it is never compared or stored in plaintext.
  */
-export function presentedKeyHash(authorization: string | null): string {
+export function presentedKeyHash(authorization: string | null, missing = MISSING_BEARER): string {
   const token = bearerToken(authorization);
-  if (!token) {
-    throw new AppError("authentication_error", "Missing bearer token: send Authorization: Bearer <API key>");
-  }
+  if (!token) throw new AppError("authentication_error", missing);
   if (looksLikeManagementKey(token)) {
     throw new AppError("authentication_error", "A management key cannot call the API: send an API key (gw-…) instead");
   }
@@ -32,8 +32,10 @@ export async function authenticateApiKey(
   now: number,
   /** What the key is used for, judged by its allowlists: the model, when there is one, and the client's address. */
   use: { model: string | null; clientIp(): string },
+  /** The 401's words when no key was sent, in the door's terms. */
+  missing?: string,
 ): Promise<Caller> {
-  const found = await store.findKeyByHash(presentedKeyHash(authorization));
+  const found = await store.findKeyByHash(presentedKeyHash(authorization, missing));
   const refusal = keyRefusal(found, now) ?? accessRefusal((found as Caller).key, use.model, use.clientIp);
   if (refusal) throw refusal;
   return found as Caller;

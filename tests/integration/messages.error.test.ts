@@ -36,7 +36,10 @@ describeEachDialect("Messages API errors", (dialect) => {
   test("401 without a key, with a malformed or an unknown one, by x-api-key or bearer; the SDK raises its AuthenticationError", async () => {
     const model = ANTHROPIC_NATIVE;
     const missing = await postMessages(gateway().url, null, { model, ...HI });
-    expect([missing.status, await readJson(missing)]).toEqual([401, envelope("authentication_error")]);
+    // Anthropic's clients send x-api-key: the 401 names it.
+    expect([missing.status, await readJson(missing)]).toEqual([401, envelope("authentication_error", "Missing API key: send x-api-key: <API key> (or Authorization: Bearer <API key>)")]);
+    const uncounted = await postMessages(gateway().url, null, { model, ...HI }, {}, "/v1/messages/count_tokens");
+    expect([uncounted.status, await readJson(uncounted)]).toEqual([401, envelope("authentication_error", "Missing API key: send x-api-key: <API key> (or Authorization: Bearer <API key>)")]);
     const bearer = await postMessages(gateway().url, null, { model, ...HI }, { authorization: "Bearer gw-nope" });
     expect([bearer.status, await readJson(bearer)]).toEqual([401, envelope("authentication_error", "Invalid API key")]);
     const refused = await anthropic(gateway().url, `gw-${"A".repeat(48)}`).messages.create({ model, max_tokens: 8, messages: [{ role: "user", content: "hi" }] }).catch((e: unknown) => e);
@@ -45,6 +48,7 @@ describeEachDialect("Messages API errors", (dialect) => {
 
   test.each([
     [{ model: ANTHROPIC_NATIVE, messages: HI.messages }, "max_tokens: Field required"],
+    [{ model: ANTHROPIC_NATIVE, ...HI, tools: [{ name: "Bash", description: "run" }] }, "tools.0.custom.input_schema: Field required"],
     [{ model: ANTHROPIC_NATIVE, ...HI, max_tokens: 0 }, "max_tokens: must be an integer from 1 to 200000"],
     [{ model: ANTHROPIC_NATIVE, ...HI, messages: [{ role: "robot", content: "hi" }] }, 'messages.0.role: must be "user" or "assistant"'],
     [{ model: ANTHROPIC_NATIVE, ...HI, messages: [{ role: "user", content: [{ type: "text" }] }] }, "messages.0.content.0.text: must be a string"],

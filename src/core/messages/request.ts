@@ -123,6 +123,11 @@ export function parseMessagesRequest(body: unknown): MessagesRequest {
   });
   if (Array.isArray(request.system)) checkBlocks(request.system as ContentBlock[], "system");
   if (request.tool_choice?.type === "tool" && !request.tool_choice.name) throw invalid("tool_choice.name: Field required");
+  // A custom tool (no type, or `custom`) is the client's own, described by its schema, as Anthropic requires;
+  // Anthropic's server tools (`web_search_…` and the like) carry a type and no schema.
+  request.tools?.forEach((tool, index) => {
+    if ((tool.type == null || tool.type === "custom") && tool.input_schema === undefined) throw invalid(`tools.${index}.custom.input_schema: Field required`);
+  });
   return request;
 }
 

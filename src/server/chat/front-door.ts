@@ -36,6 +36,8 @@ export interface ChatDeps {
 export interface Door {
   /** The key as an `Authorization` header value, wherever the door's clients send it. */
   authorization(request: Request): string | null;
+  /** The 401's words when no key was sent, naming where the door's clients send it (else the bearer token's). */
+  missingKey?: string;
   bodyLimit: number;
   renderError(error: AppError, requestId: string, headers?: Record<string, string>): Response;
 }
@@ -128,7 +130,7 @@ export async function pipelineRequest(
   // Only the token's shape here: the admission finds the key, in the same round trip as the
   // reservation on Postgres (`admitByKey`). A request that fails before it is authenticated
   // by `toldFirst`.
-  const keyHash = presentedKeyHash(door.authorization(request));
+  const keyHash = presentedKeyHash(door.authorization(request), door.missingKey);
   const body = await readJsonBody(request, door.bodyLimit);
 
   const ports: ChatPorts = {
@@ -201,7 +203,7 @@ const KEY_LOOKUP_WOULD_NOT_CHANGE = new Set(["authentication_error", "permission
 async function toldFirst(error: unknown, request: Request, deps: ChatDeps, record: RequestRecord, door: Door, clientIp: () => string): Promise<unknown> {
   if (record.accountId !== undefined || (isAppError(error) && KEY_LOOKUP_WOULD_NOT_CHANGE.has(error.kind))) return error;
   try {
-    const lookup = authenticateApiKey(deps.store, door.authorization(request), deps.now(), { model: null, clientIp });
+    const lookup = authenticateApiKey(deps.store, door.authorization(request), deps.now(), { model: null, clientIp }, door.missingKey);
     record.identify(await guarded(lookup, requestLog(deps, record), databaseDeadline(deps.config)));
     return error;
   } catch (refusal) {

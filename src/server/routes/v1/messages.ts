@@ -26,6 +26,8 @@ const authorization = (request: Request): string | null => {
   return apiKey ? `Bearer ${apiKey}` : request.headers.get("authorization");
 };
 
+const MISSING_KEY = "Missing API key: send x-api-key: <API key> (or Authorization: Bearer <API key>)";
+
 /** Anthropic's error envelope, with the chat surface's retry hints (Anthropic's SDKs obey `x-should-retry` too). */
 const anthropicError = (error: AppError, requestId: string, headers: Record<string, string> = {}): Response =>
   json(anthropicErrorBody(error, requestId), anthropicStatus(error), { ...errorHeaders(error), "request-id": requestId, ...headers });
@@ -53,13 +55,13 @@ const postOnly = ({ request }: { request: Request }): Response =>
 
 /** Mounted by the chat routes, to share their provider adapter (and its key pools). */
 export function messagesRoutes(deps: ChatDeps & { provider: ChatProvider }, leases: LeaseKeeper) {
-  const door: Door = { authorization, bodyLimit: deps.config.agentMaxBodyBytes, renderError: anthropicError };
+  const door: Door = { authorization, missingKey: MISSING_KEY, bodyLimit: deps.config.agentMaxBodyBytes, renderError: anthropicError };
   const countTokensHandler = async ({ request, server }: { request: Request; server: PeerSource }): Promise<Response> => {
     const record = requestRecord(request);
     try {
       const ip = () => clientIp(request, server, deps.config.trustProxy);
       // The key and its address first, as every door tells them before a malformed body.
-      const { key } = await authenticateApiKey(deps.store, authorization(request), deps.now(), { model: null, clientIp: ip });
+      const { key } = await authenticateApiKey(deps.store, authorization(request), deps.now(), { model: null, clientIp: ip }, MISSING_KEY);
       const parsed = parseCountTokensRequest((await readJsonBody(request, door.bodyLimit)).value);
       // Then its models, as /v1/messages judges them: a key kept from a model gets the same 403
       // here, so that a client learns of the refusal before it sends the conversation itself.
