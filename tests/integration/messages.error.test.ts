@@ -137,6 +137,15 @@ describeEachDialect("Messages API errors", (dialect) => {
     await expectReleased(account.id, 2_000_000_000n);
   });
 
+  test("a native provider overloaded mid-stream: the client is told overloaded_error, as the provider said, and released", async () => {
+    fake.script({ ...OK, overloaded: true });
+    const { secret, account } = await fundedKey(gateway().store, "2");
+    const text = await (await postMessages(gateway().url, secret, { model: ANTHROPIC_NATIVE, ...HI, stream: true })).text();
+    expect(text).toContain("event: error\ndata: {\"type\":\"error\",\"error\":{\"type\":\"overloaded_error\"");
+    expect(text).not.toContain("message_stop");
+    await expectReleased(account.id, 2_000_000_000n);
+  });
+
   test.each([ANTHROPIC_NATIVE, ANTHROPIC_TRANSLATED])("%s: a client that leaves mid-stream is released and the upstream request aborted", async (model) => {
     fake.script({ ...OK, stall: true });
     const { secret, account } = await fundedKey(gateway().store, "2");

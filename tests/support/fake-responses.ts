@@ -25,6 +25,11 @@ export interface Script {
   stall?: boolean;
   /** Streams: after the first events, send one that is not JSON and end. */
   broken?: boolean;
+  /**
+   * Messages streams: after the first events, Anthropic's error event for an overloaded API and
+   * end (docs.claude.com/en/docs/build-with-claude/streaming, "Error events").
+   */
+  overloaded?: boolean;
   /** Streams: after the first events, wait for this before sending the rest. */
   holdUntil?: Promise<unknown>;
 }
@@ -177,13 +182,14 @@ export function startFakeResponsesProvider(): FakeResponsesProvider {
       new ReadableStream({
         async start(c) {
           try {
-            const cut = s.stall || s.broken || s.holdUntil;
+            const cut = s.stall || s.broken || s.holdUntil || s.overloaded;
             c.enqueue(encoder.encode(events.slice(0, cut ? 2 : events.length).join("")));
             if (s.holdUntil) {
               await s.holdUntil;
               c.enqueue(encoder.encode(events.slice(2).join("")));
             }
             if (s.broken) c.enqueue(encoder.encode("data: {not json\n\n"));
+            if (s.overloaded) c.enqueue(encoder.encode(`event: error\ndata: ${JSON.stringify({ type: "error", error: { type: "overloaded_error", message: "Overloaded" } })}\n\n`));
             if (s.stall) await new Promise((resolve) => request.signal.addEventListener("abort", resolve));
             else c.close();
           } finally {

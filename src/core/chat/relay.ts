@@ -2,7 +2,7 @@
 import type { Model } from "../catalog.ts";
 import { AppError, isAppError } from "../errors.ts";
 import type { BillingSession } from "./billing.ts";
-import { ProviderTimeout, unreachable } from "./failures.ts";
+import { ProviderOverloaded, ProviderTimeout, unreachable } from "./failures.ts";
 import type { ChatLog, ReservationObserver } from "./ports.ts";
 import type { StreamRead } from "./provider.ts";
 import { leadingEvent, relayedAsIs, relayedReadAsIs } from "./relayed-as-is.ts";
@@ -53,8 +53,10 @@ export interface Relay {
 
 export const CLIENT_LEFT = "client disconnected before the stream finished";
 
+// An overloaded provider is told by its own status (Anthropic's 529), for the doors that name it: only
+// a native Messages stream's provider says so mid-stream.
 const errorPayload = (error: AppError) =>
-  JSON.stringify({ error: { message: error.message, type: error.chatType, code: String(error.status) } });
+  JSON.stringify({ error: { message: error.message, type: error.chatType, code: error instanceof ProviderOverloaded ? "529" : String(error.status) } });
 
 /**
  * The held-back final chunk with its usage: merged in (the spec's events), or followed by

@@ -7,6 +7,7 @@ import type { Model } from "../catalog.ts";
 import type { UpstreamRequest } from "../chat/families.ts";
 import { speaking } from "../chat/other-api.ts";
 import type { ChatProvider } from "../chat/provider.ts";
+import { ProviderOverloaded } from "../chat/failures.ts";
 import { AppError } from "../errors.ts";
 import type { MessagesRequest } from "./request.ts";
 import { chatUsageOf } from "./response.ts";
@@ -27,6 +28,10 @@ function wrapAnswer(answer: unknown): unknown {
   return { id: message.id, choices: [], usage: chatUsageOf(message.usage), message };
 }
 
+/** A provider's `event: error` as the failure the client is told: an overloaded provider stays overloaded. */
+const streamError = (error: Fields): AppError =>
+  error.type === "overloaded_error" ? new ProviderOverloaded() : new AppError("provider_error", "Upstream provider request failed");
+
 /**
  * A wrapper for one native stream's events, as chunks. `message_start` carries the input's
  * usage and `message_delta` the output's (cumulative, and on some providers the input's again);
@@ -38,7 +43,7 @@ function eventWrapper(): (data: string) => string | null {
   let delta: Fields | null = null;
   return (data) => {
     const event = JSON.parse(data) as Fields;
-    if (event.type === "error") throw new AppError("provider_error", "Upstream provider request failed");
+    if (event.type === "error") throw streamError(objectOr(event.error));
     if (event.type === "message_start") usage = { ...objectOr(objectOr(event.message).usage) };
     if (event.type === "message_delta") {
       usage = { ...usage, ...objectOr(event.usage) };
