@@ -62,6 +62,12 @@ export interface OpencodeRunOptions {
   home: string;
   prompt: string;
   timeoutMs: number;
+  /**
+   * The npm registry opencode is pointed at (~/.npmrc and npm_config_registry): at every start it
+   * installs @opencode-ai/plugin into its global config directory in the background, from the
+   * registry. Tests give it a local one that answers 404, so that nothing is downloaded.
+   */
+  registry: string;
   extraArgs?: string[];
 }
 
@@ -73,6 +79,20 @@ export interface OpencodeRun {
   config: Record<string, unknown>;
 }
 
+/** A stand-in npm registry on loopback: it records what is asked of it and answers 404. */
+export function startRegistryTrap() {
+  const asked: string[] = [];
+  const server = Bun.serve({
+    port: 0,
+    hostname: "127.0.0.1",
+    fetch(request) {
+      asked.push(`${request.method} ${new URL(request.url).pathname}`);
+      return Response.json({ error: "Not found" }, { status: 404 });
+    },
+  });
+  return { url: `http://127.0.0.1:${server.port}/`, asked, stop: () => server.stop(true) };
+}
+
 /** Writes the config and runs `opencode run` once to completion, or SIGKILLs it after timeoutMs. */
 export async function runOpencode(options: OpencodeRunOptions): Promise<OpencodeRun> {
   const xdg = { config: join(options.home, ".config"), data: join(options.home, ".local/share"), cache: join(options.home, ".cache"), state: join(options.home, ".local/state") };
@@ -80,6 +100,7 @@ export async function runOpencode(options: OpencodeRunOptions): Promise<Opencode
   const config = opencodeConfig(options.sdk, options.baseUrl, options.model);
   mkdirSync(join(xdg.config, "opencode"), { recursive: true });
   writeFileSync(join(xdg.config, "opencode", "opencode.json"), JSON.stringify(config, null, 2));
+  writeFileSync(join(options.home, ".npmrc"), `registry=${options.registry}\n`);
   const env: Record<string, string> = {
     PATH: process.env.PATH ?? "/usr/bin:/bin",
     HOME: options.home,
@@ -89,6 +110,7 @@ export async function runOpencode(options: OpencodeRunOptions): Promise<Opencode
     XDG_STATE_HOME: xdg.state,
     TMPDIR: options.home,
     [OPENCODE_KEY_ENV]: options.secret,
+    npm_config_registry: options.registry,
     NO_PROXY: "127.0.0.1,localhost",
     no_proxy: "127.0.0.1,localhost",
     // Offline: no models.dev catalog, no update check, no plugins or LSP servers to download.

@@ -7,17 +7,18 @@
 // the usage the fake reported for each call, with nothing left reserved. Skipped, with the reason
 // printed, when opencode's binary does not run. OPENCODE_TEST_VERBOSE=1 prints every exchange.
 import { afterAll, expect, test } from "bun:test";
-import { mkdtempSync, readFileSync, realpathSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, realpathSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fundedKey } from "../../support/accounts.ts";
 import { describeEachDialect } from "../../support/databases.ts";
 import { startFakeResponsesProvider, type Script } from "../../support/fake-responses.ts";
-import { opencodeCli, runOpencode, type OpencodeSdk } from "../../support/opencode.ts";
+import { opencodeCli, runOpencode, startRegistryTrap, type OpencodeSdk } from "../../support/opencode.ts";
 import { costOf, responsesEnv } from "../../support/responses.ts";
 import { useGateway } from "../../support/server.ts";
 
-const RUN_TIMEOUT_MS = 90_000;
+// opencode takes 30 to 70 s a run on a loaded 2-core machine.
+const RUN_TIMEOUT_MS = 150_000;
 // Sealing reasoning needs the deployment's key on Postgres (SQLite would make a key file).
 const SECRET_KEY = "0dec".repeat(16);
 
@@ -25,7 +26,11 @@ const cli = opencodeCli();
 if (!cli.ok) console.log(`skipping the opencode tests: ${cli.reason}`);
 
 const fake = startFakeResponsesProvider();
-afterAll(() => fake.stop());
+const registry = startRegistryTrap();
+afterAll(() => {
+  fake.stop();
+  registry.stop();
+});
 
 /** What opencode asked the gateway, and how the gateway answered: a recording proxy in front of it. */
 interface Exchange {
@@ -115,14 +120,21 @@ interface Case {
   /** The file-writing tool opencode offers this model, and its arguments to write `file`. */
   tool: string;
   args: (file: string) => Record<string, unknown>;
-  /** What else to check of what the fake was sent. */
-  check?: (forwarded: typeof fake.received) => void;
+  /** What else to check of what the client sent and the fake was sent. */
+  check?: (exchanges: Exchange[], forwarded: typeof fake.received) => void;
 }
 
 const chatBodies = (forwarded: typeof fake.received) => forwarded.filter((f) => f.path === "/v1/chat/completions").map((f) => f.body);
 
-/** The reasoning of the tool-calling turn came back to DeepSeek as `reasoning_content`. */
-function reasoningCameBack(forwarded: typeof fake.received) {
+/**
+ * The client sent the tool-calling turn's reasoning back (chat: as `reasoning_content`; Messages:
+ * as the thinking block, signed by the gateway), and it reached DeepSeek as `reasoning_content`.
+ */
+function reasoningCameBack(exchanges: Exchange[], forwarded: typeof fake.received) {
+  const sent = JSON.parse(exchanges.filter((e) => e.method === "POST").at(-1)!.body) as Fields;
+  const turn = (sent.messages as Fields[]).find((m) => m.role === "assistant");
+  const carried = turn?.reasoning_content ?? (Array.isArray(turn?.content) ? turn.content.find((b: Fields) => b.type === "thinking")?.thinking : undefined);
+  expect(carried, "the client did not send the reasoning back").toBe(REASONING);
   const second = chatBodies(forwarded).find(carriesToolResult);
   expect(second, "no chat request carried the tool's output").toBeDefined();
   const assistant = (second!.messages as Fields[]).find((m) => m.role === "assistant" && Array.isArray(m.tool_calls) && m.tool_calls.length > 0);
@@ -158,11 +170,16 @@ describeEachDialect("opencode", (dialect) => {
       const { secret, account } = await fundedKey(gateway().store, "5");
       const from = proxy.exchanges.length;
       const sentFrom = fake.received.length;
+      const askedFrom = registry.asked.length;
       try {
-        const run = await runOpencode({ sdk: c.sdk, baseUrl: `${proxy.url}/v1`, secret, model: c.model, cwd, home, prompt: "create hello.txt containing hi", timeoutMs: RUN_TIMEOUT_MS });
+        const run = await runOpencode({
+          sdk: c.sdk, baseUrl: `${proxy.url}/v1`, secret, model: c.model, cwd, home, prompt: "create hello.txt containing hi",
+          timeoutMs: RUN_TIMEOUT_MS, registry: registry.url,
+        });
         const exchanges = proxy.exchanges.slice(from);
         const forwarded = fake.received.slice(sentFrom);
-        if (process.env.OPENCODE_TEST_VERBOSE) console.log(JSON.stringify({ case: c.name, run, exchanges, answers, forwarded }, null, 2));
+        const asked = registry.asked.slice(askedFrom);
+        if (process.env.OPENCODE_TEST_VERBOSE) console.log(JSON.stringify({ case: c.name, run, exchanges, answers, forwarded, asked }, null, 2));
         const failed = exchanges.filter((e) => e.status >= 400).map((e) => `${e.method} ${e.path} -> ${e.status} ${e.answer}`);
         const context = `exit ${run.code}${run.timedOut ? " (timed out)" : ""}\nstderr: ${run.stderr.slice(-4000)}\nstdout: ${run.stdout}\ngateway errors: ${failed.join("\n")}`;
         expect(run.timedOut, context).toBe(false);
@@ -173,7 +190,10 @@ describeEachDialect("opencode", (dialect) => {
         expect(answers.at(-1)!.kind, context).toBe("done");
         expect(run.stdout, context).toContain("Done.");
         expect(exchanges.filter((e) => e.method === "POST").every((e) => e.path === c.door), context).toBe(true);
-        c.check?.(forwarded);
+        c.check?.(exchanges, forwarded);
+        // Nothing was installed at run time: the AI SDK providers are in opencode's binary, and
+        // its background install of @opencode-ai/plugin found no registry to download from.
+        expect(existsSync(join(home, ".config", "opencode", "node_modules")), `registry asked: ${asked.join(", ")}`).toBe(false);
 
         // Every call the gateway served is one usage-log row charged the usage the fake reported for it.
         const rows = await gateway().store.usageLogPage(account.id, null, 1_000);
