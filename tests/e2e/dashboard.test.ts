@@ -159,10 +159,12 @@ describeInBrowser("the dashboard, end to end", () => {
 
     // How to use it: the OpenAI SDKs at /v1, Claude Code at the gateway's own address, Codex through a provider of its own.
     const snippets = await page.getByRole("region", { name: "Use a key" }).locator("pre").allTextContents();
-    expect(snippets).toHaveLength(4);
+    expect(snippets).toHaveLength(6);
     expect(snippets[0]).toContain(`baseURL: "${gateway.url}/v1"`);
     expect(snippets[1]).toContain(`export ANTHROPIC_BASE_URL=${gateway.url}\nexport ANTHROPIC_AUTH_TOKEN=gw-…`);
     expect(snippets[2]).toContain(`[model_providers.gateway]\nname = "gateway"\nbase_url = "${gateway.url}/v1"\nenv_key = "GATEWAY_API_KEY"`);
+    expect(JSON.parse(snippets[3]!).provider.gateway.options.baseURL).toBe(`${gateway.url}/v1`);
+    expect(JSON.parse(snippets[4]!).providers.gateway.baseUrl).toBe(`${gateway.url}/v1`);
   });
 
   test("a chat request made with the key shows in usage with its cost, and in the overview's spend", async () => {
