@@ -10,16 +10,21 @@ import { PASSWORD, signUpUser, uniqueEmail } from "../support/session.ts";
 
 setDefaultTimeout(60_000); // dozens of argon2 verifications per test
 
-const THROTTLED = { error: "Too many sign-in attempts. Please try again later." };
+/** Says why, and the wait Retry-After gives, in minutes. */
+const THROTTLED = /^Too many failed (sign-in attempts|two-factor codes) .+ [Tt]ry again in (1[0-5]|[1-9]) minutes?\.$/;
 
 describeEachDialect("sign-in lockout", (dialect) => {
   const { gateway, post } = useAuthGateway(dialect);
   const from = (address: string) => ({ "x-forwarded-for": address });
-  const expectThrottled = async (res: Response) => {
-    expect({ status: res.status, body: await readJson(res) }).toEqual({ status: 429, body: THROTTLED });
+  const expectThrottled = async (res: Response, message = THROTTLED) => {
+    const body = await readJson(res);
+    expect({ status: res.status, error: typeof body.error }).toEqual({ status: 429, error: "string" });
+    expect(body.error).toMatch(message);
     const retryAfter = Number(res.headers.get("retry-after"));
     expect(retryAfter).toBeGreaterThan(0);
     expect(retryAfter).toBeLessThanOrEqual(15 * 60);
+    // The minutes the message names are Retry-After's, rounded up.
+    expect(body.error).toContain(`in ${Math.ceil(retryAfter / 60)} minute`);
   };
 
   describe("wrong passwords", () => {
@@ -54,6 +59,19 @@ describeEachDialect("sign-in lockout", (dialect) => {
       await expectThrottled(await post("/auth/login", { email: user.email, password: "guess" }));
       await expectThrottled(await post("/auth/login", { email: user.email, password: PASSWORD }));
       expect((await post("/auth/login", { email: user.email, password: PASSWORD }, home)).status).toBe(200);
+    });
+  });
+
+  describe("per address (an office behind one NAT)", () => {
+    test("successful sign-ins do not count: 12 sign-ins from one address, then it still has its 10 failures", async () => {
+      const office = from(ip());
+      const people = [await signUpUser(gateway().url, uniqueEmail("office"), from(ip())), await signUpUser(gateway().url, uniqueEmail("office"), from(ip()))];
+      for (let i = 0; i < 12; i++) {
+        expect((await post("/auth/login", { email: people[i % 2]!.email, password: PASSWORD }, office)).status).toBe(200);
+      }
+      for (let i = 0; i < 10; i++) expect((await post("/auth/login", { email: uniqueEmail("typo"), password: "guess" }, office)).status).toBe(401);
+      const refused = await post("/auth/login", { email: uniqueEmail("typo"), password: "guess" }, office);
+      await expectThrottled(refused, /^Too many failed sign-in attempts from this address\. Try again in (1[0-5]|[1-9]) minutes?\.$/);
     });
   });
 

@@ -1,4 +1,4 @@
-import { AppError, MESSAGES } from "../errors.ts";
+import { AppError } from "../errors.ts";
 import type { RateLimitStore } from "../store.ts";
 
 // How guessing at sign-in is bounded without letting a guesser lock the owner out.
@@ -9,10 +9,35 @@ import type { RateLimitStore } from "../store.ts";
 // only its own pair: the owner, elsewhere, still signs in. The ceiling would let a handful of
 // addresses lock the owner out, so an IP that signed in to the account successfully in the last
 // 30 days is not held to it (only to its own pair): the owner's usual places keep working.
-// (Every attempt, failed or not, is also counted per IP in sign-in.ts: the bound on argon2 work.)
+// Failures of any e-mail are counted per IP as well (10 in 15 minutes): one address cannot
+// guess across many accounts. Successes never count there, so an office behind one NAT does
+// not lock itself out by signing in; the bound on argon2 work per IP is ATTEMPTS_PER_IP below.
 
 const WINDOW_MS = 15 * 60 * 1000;
 const KNOWN_IP_MS = 30 * 24 * 60 * 60 * 1000;
+/** Failed sign-ins (passwords and codes, any e-mail) allowed per IP in the window. */
+const FAILURES_PER_IP = 10;
+/**
+ * Attempts of any outcome per IP per minute: the bound on the argon2 work one address can
+ * cause (about 50 ms each), high enough for a busy office's sign-ins.
+ */
+export const ATTEMPTS_PER_IP = { limit: 60, windowMs: 60 * 1000 };
+
+/** A wait as the 429's message names it: whole minutes, rounded up, as Retry-After's seconds are. */
+export function waitText(retryAfterSeconds: number): string {
+  const minutes = Math.max(1, Math.ceil(retryAfterSeconds / 60));
+  return `${minutes} minute${minutes === 1 ? "" : "s"}`;
+}
+
+/** Why a sign-in was refused (the 429's message): which counter, and how long until it reopens. */
+export const THROTTLED = {
+  address: (kind: string, s: number) => `Too many failed ${what(kind)} from this address. Try again in ${waitText(s)}.`,
+  pair: (kind: string, s: number) => `Too many failed ${what(kind)} for this e-mail from this address. Try again in ${waitText(s)}.`,
+  email: (kind: string, s: number) =>
+    `Too many failed ${what(kind)} for this e-mail from devices it has not signed in on. Sign in from one it has, or try again in ${waitText(s)}.`,
+  work: (s: number) => `Too many sign-in requests from this address. Try again in ${waitText(s)}.`,
+};
+const what = (kind: string) => (kind === "login-code" ? "two-factor codes" : "sign-in attempts");
 
 export interface FailureLimits {
   /** Failures allowed per (e-mail, IP) in the window. */
@@ -39,8 +64,8 @@ export interface FailureGuard {
   succeeded(): Promise<void>;
 }
 
-function refuse(retryAfterSeconds: number): never {
-  throw new AppError("rate_limit_error", MESSAGES.signInThrottled, { retryAfterSeconds });
+function refuse(message: (kind: string, s: number) => string, kind: string, retryAfterSeconds: number): never {
+  throw new AppError("rate_limit_error", message(kind, retryAfterSeconds), { retryAfterSeconds });
 }
 
 /**
@@ -50,15 +75,22 @@ function refuse(retryAfterSeconds: number): never {
 export function failureGuard(store: RateLimitStore, kind: string, limits: FailureLimits, email: string, ip: string, now: number): FailureGuard {
   const pair = { scope: `${kind}-failed:${email}|${ip}`, limit: limits.perPair, windowMs: WINDOW_MS, now };
   const ceiling = { scope: `${kind}-failed:${email}`, limit: limits.ceiling, windowMs: WINDOW_MS, now };
+  // Shared by both kinds of guess: the address's failures at any e-mail.
+  const address = { scope: `login-failed:ip:${ip}`, limit: FAILURES_PER_IP, windowMs: WINDOW_MS, now };
   const knownScope = `login-ok:${email}|${ip}`;
   return {
     async check() {
+      const fromIp = await store.checkRateLimit(address);
+      if (!fromIp.allowed) refuse(THROTTLED.address, kind, fromIp.retryAfterSeconds);
       const own = await store.checkRateLimit(pair);
-      if (!own.allowed) refuse(own.retryAfterSeconds);
+      if (!own.allowed) refuse(THROTTLED.pair, kind, own.retryAfterSeconds);
       const overall = await store.checkRateLimit(ceiling);
-      if (!overall.allowed && (await store.countRecentEvents(knownScope, now - KNOWN_IP_MS)) === 0) refuse(overall.retryAfterSeconds);
+      if (!overall.allowed && (await store.countRecentEvents(knownScope, now - KNOWN_IP_MS)) === 0) {
+        refuse(THROTTLED.email, kind, overall.retryAfterSeconds);
+      }
     },
     async failed() {
+      await store.hitRateLimit(address);
       await store.hitRateLimit(pair);
       await store.hitRateLimit(ceiling);
     },

@@ -7,7 +7,7 @@ import { AppError, MESSAGES } from "../errors.ts";
 import type { Nanos } from "../money.ts";
 import { checkSecondFactor } from "./totp.ts";
 import { lookAlikeProblem } from "./look-alike.ts";
-import { CODE_FAILURES, failureGuard, PASSWORD_FAILURES, type FailureGuard } from "./sign-in-limits.ts";
+import { ATTEMPTS_PER_IP, CODE_FAILURES, failureGuard, THROTTLED, PASSWORD_FAILURES, type FailureGuard } from "./sign-in-limits.ts";
 import type { Account, FreeCreditOffer, RateLimitStore, SessionStore, UserStore } from "../store.ts";
 
 const PASSWORD_MIN_LENGTH = 10;
@@ -18,11 +18,6 @@ const EMAIL_MAX_LENGTH = 254;
 const EMAIL_PATTERN = /^[^\s@\p{Cc}]+@[^\s@.\p{Cc}]+(\.[^\s@.\p{Cc}]+)+$/u;
 const CONTROL_CHARACTER = /\p{Cc}/u;
 
-/**
- * Sign-in attempts allowed per IP, failed or not, in a rolling window: the bound on the argon2
- * work one address can cause. Failures are bounded per e-mail as well, in sign-in-limits.ts.
- */
-const LOGIN_ATTEMPTS_PER_IP = { limit: 10, windowMs: 15 * 60 * 1000 };
 /** The window of the per-IP limits on sign-ups and reset requests (AUTH_PER_IP_PER_HOUR, default 10). */
 export const HOUR_MS = 60 * 60 * 1000;
 const DAY_MS = 24 * 60 * 60 * 1000;
@@ -115,10 +110,14 @@ export const startSession = async (store: SessionStore, accountId: string, ctx: 
   return token;
 };
 
-/** Counts an event against a per-IP (or other) limit, or answers 429 with `message`. */
-export async function throttle(store: RateLimitStore, scope: string, limit: { limit: number; windowMs: number }, now: number, message: string) {
+/** Counts an event against a per-IP (or other) limit, or answers 429 with `message` (given the wait, when a function). */
+export async function throttle(
+  store: RateLimitStore, scope: string, limit: { limit: number; windowMs: number }, now: number, message: string | ((retryAfterSeconds: number) => string),
+) {
   const decision = await store.hitRateLimit({ scope, ...limit, now });
-  if (!decision.allowed) throw new AppError("rate_limit_error", message, { retryAfterSeconds: decision.retryAfterSeconds });
+  if (decision.allowed) return;
+  const text = typeof message === "string" ? message : message(decision.retryAfterSeconds);
+  throw new AppError("rate_limit_error", text, { retryAfterSeconds: decision.retryAfterSeconds });
 }
 
 /** A verification link for `dashboardUrl`: the token goes into the e-mail only, its hash into the store. */
@@ -175,7 +174,7 @@ export async function logIn(store: LogInStore, body: Record<string, unknown>, ct
   const email = accountEmail(body.email);
   // Sign-up refuses such an address, so no account has one; it is not even counted (Postgres cannot store a NUL).
   if (CONTROL_CHARACTER.test(email)) throw new AppError("authentication_error", MESSAGES.invalidCredentials);
-  await throttle(store, `login:ip:${ctx.ip}`, LOGIN_ATTEMPTS_PER_IP, ctx.now, MESSAGES.signInThrottled);
+  await throttle(store, `login:ip:${ctx.ip}`, ATTEMPTS_PER_IP, ctx.now, THROTTLED.work);
   const passwords = failureGuard(store, "login", PASSWORD_FAILURES, email, ctx.ip, ctx.now);
   await passwords.check();
   const found = await store.findCredentials(email);
