@@ -17,6 +17,7 @@ import { modelStore } from "./models.ts";
 import { rateLimitStore } from "./accounts/rate-limits.ts";
 import { responsesStore } from "./responses.ts";
 import { sessionStore } from "./accounts/sessions.ts";
+import { signInDeviceStore } from "./accounts/devices.ts";
 import { usageExportStore } from "./usage/export.ts";
 import { userStore } from "./accounts/users.ts";
 import { checkoutEventStore } from "./checkout/events.ts";
@@ -29,6 +30,7 @@ export function createStore(db: Database): Store {
     ...accountStore(db),
     ...keyStore(db),
     ...rateLimitStore(db),
+    ...signInDeviceStore(db),
     ...userStore(db),
     ...sessionStore(db),
     ...keyManagementStore(db),
