@@ -7,6 +7,7 @@ import type { BillingStore } from "./billing/store.ts";
 import type { AccountSecurityStore } from "./accounts/store.ts";
 import type { AuditStore } from "./accounts/audit.ts";
 import type { SessionStore } from "./accounts/session.ts";
+import type { SignInDeviceStore } from "./accounts/sign-in-devices.ts";
 import type { ModelSpendStore } from "./usage/model-spend.ts";
 import type { CheckoutEventStore } from "./checkout/events.ts";
 import type { CheckoutStore, ReceiptStore } from "./checkout/sessions.ts";
@@ -22,4 +23,4 @@ import type {
 export type Store = ModelStore & HealthStore & AccountStore & KeyStore & RateLimitStore & DashboardStore
   & UserStore & SessionStore & KeyManagementStore & UsageExportStore & BillingStore
   & CheckoutStore & CheckoutEventStore & AlertStore & AuditStore & AccountSecurityStore & AdminAccountStore & AdminStatsStore
-  & ModelSpendStore & ReceiptStore & ResponsesStore & WebhookStore & OrgStore;
+  & ModelSpendStore & ReceiptStore & ResponsesStore & WebhookStore & OrgStore & SignInDeviceStore;

@@ -17,7 +17,7 @@ describeEachDialect("sign-up, sign-in and sessions: the happy path", (dialect) =
     const res = await post("/auth/signup", { email: `  ${email.toUpperCase()} `, password: PASSWORD, extra: "ignored" });
     expect(res.status).toBe(201);
     expect(await readJson(res)).toEqual({ email: email.toLowerCase() });
-    const cookie = res.headers.get("set-cookie") ?? "";
+    const cookie = res.headers.getSetCookie()[0] ?? "";
     expect(cookie).toMatch(
       new RegExp(`^gw_session=[A-Za-z0-9_-]{43}; Path=/; HttpOnly; SameSite=Lax; Max-Age=${THIRTY_DAYS_S}; Expires=[^;]+ GMT$`),
     );
@@ -76,8 +76,10 @@ describeEachDialect("sessions behind https, under BASE_PATH, with free credits o
       origin: "https://gateway.example.com",
     });
     expect(res.status).toBe(201);
-    const cookie = res.headers.get("set-cookie") ?? "";
+    const cookie = res.headers.getSetCookie()[0] ?? "";
     expect(cookie).toContain("; Path=/api; HttpOnly; SameSite=Lax; Secure; Max-Age=");
+    expect(res.headers.getSetCookie()[1]).toStartWith("gw_device=");
+    expect(res.headers.getSetCookie()[1]).toContain("; Path=/api/auth; HttpOnly; SameSite=Lax; Secure; Max-Age=31536000;");
     const user = browserWith(gateway().url, "", cookie.split(";")[0]!);
     expect((await readJson(await user.send("GET", "/account"))).balanceUsd).toBe("0.000000");
     const logout = await user.send("POST", "/auth/logout", undefined, { origin: "https://gateway.example.com" });

@@ -17,7 +17,7 @@ describeEachDialect("sign-up, sign-in and sessions: security", (dialect) => {
   });
 
   describe("login", () => {
-    test("allows 10 attempts per IP in 15 minutes, then 429 with Retry-After even for the right password", async () => {
+    test("allows 10 failed attempts per IP in 15 minutes, then 429 saying why, with Retry-After, even for the right password", async () => {
       const user = await signUpUser(gateway().url, uniqueEmail(), { "x-forwarded-for": ip() });
       const attacker = { "x-forwarded-for": ip() };
       for (let i = 0; i < 10; i++) {
@@ -26,7 +26,7 @@ describeEachDialect("sign-up, sign-in and sessions: security", (dialect) => {
       }
       const refused = await post("/auth/login", { email: user.email, password: PASSWORD }, attacker);
       expect(refused.status).toBe(429);
-      expect(await readJson(refused)).toEqual({ error: "Too many sign-in attempts. Please try again later." });
+      expect(await readJson(refused)).toEqual({ error: "Too many failed sign-in attempts from this address. Try again in 15 minutes." });
       const retryAfter = Number(refused.headers.get("retry-after"));
       expect(retryAfter).toBeGreaterThan(0);
       expect(retryAfter).toBeLessThanOrEqual(15 * 60);

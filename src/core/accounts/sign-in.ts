@@ -7,7 +7,8 @@ import { AppError, MESSAGES } from "../errors.ts";
 import type { Nanos } from "../money.ts";
 import { checkSecondFactor } from "./totp.ts";
 import { lookAlikeProblem } from "./look-alike.ts";
-import { CODE_FAILURES, failureGuard, PASSWORD_FAILURES, type FailureGuard } from "./sign-in-limits.ts";
+import { rememberDevice, trustedDevice, type SignInDeviceStore } from "./sign-in-devices.ts";
+import { ATTEMPTS_PER_IP, CODE_FAILURES, failureGuard, THROTTLED, PASSWORD_FAILURES, type FailureGuard } from "./sign-in-limits.ts";
 import type { Account, FreeCreditOffer, RateLimitStore, SessionStore, UserStore } from "../store.ts";
 
 const PASSWORD_MIN_LENGTH = 10;
@@ -18,11 +19,6 @@ const EMAIL_MAX_LENGTH = 254;
 const EMAIL_PATTERN = /^[^\s@\p{Cc}]+@[^\s@.\p{Cc}]+(\.[^\s@.\p{Cc}]+)+$/u;
 const CONTROL_CHARACTER = /\p{Cc}/u;
 
-/**
- * Sign-in attempts allowed per IP, failed or not, in a rolling window: the bound on the argon2
- * work one address can cause. Failures are bounded per e-mail as well, in sign-in-limits.ts.
- */
-const LOGIN_ATTEMPTS_PER_IP = { limit: 10, windowMs: 15 * 60 * 1000 };
 /** The window of the per-IP limits on sign-ups and reset requests (AUTH_PER_IP_PER_HOUR, default 10). */
 export const HOUR_MS = 60 * 60 * 1000;
 const DAY_MS = 24 * 60 * 60 * 1000;
@@ -92,6 +88,15 @@ async function passwordMatches(password: string, hash: string | null): Promise<b
 
 export interface SignInContext extends Client {
   now: number;
+  /** The request's device cookie (sign-in-devices.ts), if it carried one. */
+  deviceToken?: string | null;
+}
+
+/** A new session's token, and the device cookie's value to set (sign-in-devices.ts). */
+export interface SignedIn {
+  account: Account;
+  sessionToken: string;
+  deviceToken: string;
 }
 
 /** Where the account e-mails' links point, and how many sign-ups or reset requests one IP may make per hour. */
@@ -115,10 +120,14 @@ export const startSession = async (store: SessionStore, accountId: string, ctx: 
   return token;
 };
 
-/** Counts an event against a per-IP (or other) limit, or answers 429 with `message`. */
-export async function throttle(store: RateLimitStore, scope: string, limit: { limit: number; windowMs: number }, now: number, message: string) {
+/** Counts an event against a per-IP (or other) limit, or answers 429 with `message` (given the wait, when a function). */
+export async function throttle(
+  store: RateLimitStore, scope: string, limit: { limit: number; windowMs: number }, now: number, message: string | ((retryAfterSeconds: number) => string),
+) {
   const decision = await store.hitRateLimit({ scope, ...limit, now });
-  if (!decision.allowed) throw new AppError("rate_limit_error", message, { retryAfterSeconds: decision.retryAfterSeconds });
+  if (decision.allowed) return;
+  const text = typeof message === "string" ? message : message(decision.retryAfterSeconds);
+  throw new AppError("rate_limit_error", text, { retryAfterSeconds: decision.retryAfterSeconds });
 }
 
 /** A verification link for `dashboardUrl`: the token goes into the e-mail only, its hash into the store. */
@@ -133,11 +142,11 @@ export function verificationLink(dashboardUrl: string, now: number) {
  * limited per IP, so that addresses cannot be invented in bulk.
  */
 export async function signUp(
-  store: AccountSecurityStore & SessionStore & RateLimitStore,
+  store: AccountSecurityStore & SessionStore & RateLimitStore & SignInDeviceStore,
   body: Record<string, unknown>,
   links: LinkPolicy,
   ctx: SignInContext,
-): Promise<{ account: Account; sessionToken: string }> {
+): Promise<SignedIn> {
   const email = parseNewEmail(body.email);
   const password = parsePassword(body.password);
   await throttle(store, `signup:ip:${ctx.ip}`, { limit: links.perIpPerHour, windowMs: HOUR_MS }, ctx.now, MESSAGES.tooManyRequests);
@@ -145,7 +154,9 @@ export async function signUp(
     email, passwordHash: await hashPassword(password), client: ctx, verification: verificationLink(links.dashboardUrl, ctx.now), now: ctx.now,
   });
   if (!account) throw new AppError("conflict", MESSAGES.emailTaken);
-  return { account, sessionToken: await startSession(store, account.id, ctx) };
+  // Signing up signs this browser in: it is the owner's first known device.
+  const deviceToken = await rememberDevice(store, account.id, null, false, ctx.now);
+  return { account, sessionToken: await startSession(store, account.id, ctx), deviceToken };
 }
 
 /** The free-credit offer for a verified account, under `policy`; null when free credits are off. */
@@ -160,25 +171,30 @@ export function freeCreditOffer(account: Account, policy: FreeCreditPolicy, now:
   };
 }
 
-type LogInStore = UserStore & SessionStore & RateLimitStore & AccountSecurityStore & AuditStore;
+type LogInStore = UserStore & SessionStore & RateLimitStore & AccountSecurityStore & AuditStore & SignInDeviceStore;
 
 /**
  * Signs in with `{email, password}`, and `code` when the account has two-factor sign-in.
- * Attempts are counted per IP before the password is checked, so they cannot be used to burn
- * CPU on argon2; wrong passwords and wrong codes are counted per (e-mail, IP) and per e-mail
- * (sign-in-limits.ts), so guessing is bounded but a guesser elsewhere cannot lock the owner out.
+ * Without a device cookie for the account, attempts are counted per IP before the password is
+ * checked, so they cannot be used to burn CPU on argon2. Wrong passwords and wrong codes are
+ * counted on the device when the request carries a valid device cookie for the account, else
+ * per (e-mail, IP), per IP and per e-mail (sign-in-limits.ts): guessing is bounded, and a
+ * guesser elsewhere never locks the owner out of a browser it has signed in on.
  */
-export async function logIn(store: LogInStore, body: Record<string, unknown>, ctx: SignInContext): Promise<{ account: Account; sessionToken: string }> {
+export async function logIn(store: LogInStore, body: Record<string, unknown>, ctx: SignInContext): Promise<SignedIn> {
   if (typeof body.email !== "string" || typeof body.password !== "string") {
     throw invalid("email and password are required and must be strings");
   }
   const email = accountEmail(body.email);
   // Sign-up refuses such an address, so no account has one; it is not even counted (Postgres cannot store a NUL).
   if (CONTROL_CHARACTER.test(email)) throw new AppError("authentication_error", MESSAGES.invalidCredentials);
-  await throttle(store, `login:ip:${ctx.ip}`, LOGIN_ATTEMPTS_PER_IP, ctx.now, MESSAGES.signInThrottled);
-  const passwords = failureGuard(store, "login", PASSWORD_FAILURES, email, ctx.ip, ctx.now);
-  await passwords.check();
   const found = await store.findCredentials(email);
+  // Only a cookie issued to this very account is trusted; any other is as none.
+  const device = await trustedDevice(store, ctx.deviceToken, found?.account.id, ctx.now);
+  if (device === null) await throttle(store, `login:ip:${ctx.ip}`, ATTEMPTS_PER_IP, ctx.now, THROTTLED.work);
+  const guesser = { email, ip: ctx.ip, device };
+  const passwords = failureGuard(store, "login", PASSWORD_FAILURES, guesser, ctx.now);
+  await passwords.check();
   const failed = async (guard: FailureGuard, detail: string, message: string) => {
     await guard.failed();
     if (found) await store.recordAudit({ accountId: found.account.id, type: "login_failed", ip: ctx.ip, detail, at: ctx.now });
@@ -191,15 +207,16 @@ export async function logIn(store: LogInStore, body: Record<string, unknown>, ct
   if (accountState(found.account) !== "active") throw new AppError("permission_error", MESSAGES.forbidden);
   if (found.account.totpEnabledAt !== null) {
     if (body.code === undefined || body.code === null || body.code === "") throw new AppError("authentication_error", MESSAGES.totpRequired);
-    const codes = failureGuard(store, "login-code", CODE_FAILURES, email, ctx.ip, ctx.now);
+    const codes = failureGuard(store, "login-code", CODE_FAILURES, guesser, ctx.now);
     await codes.check();
     if (!(await checkSecondFactor(store, found.account.id, body.code, ctx.now))) {
       throw await failed(codes, "wrong two-factor code", MESSAGES.totpInvalid);
     }
   }
-  await passwords.succeeded();
+  // Only now, past the password and the code, does this browser become one the owner uses.
+  const deviceToken = await rememberDevice(store, found.account.id, ctx.deviceToken, device !== null, ctx.now);
   await store.recordAudit({ accountId: found.account.id, type: "login", ip: ctx.ip, detail: ctx.userAgent, at: ctx.now });
-  return { account: found.account, sessionToken: await startSession(store, found.account.id, ctx) };
+  return { account: found.account, sessionToken: await startSession(store, found.account.id, ctx), deviceToken };
 }
 
 /**

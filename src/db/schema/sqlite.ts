@@ -161,7 +161,7 @@ export const sessions = sqliteTable("sessions", {
   userAgent: text("user_agent"),
 }, (t) => [index("sessions_account_idx").on(t.accountId)]);
 
-// E-mail verification and password reset links: single use, expiring, stored only as SHA-256.
+// E-mail verification and password reset links (single use) and sign-in devices (`device`): expiring, stored only as SHA-256.
 export const authTokens = sqliteTable("auth_tokens", {
   tokenHash: text("token_hash").primaryKey(),
   accountId: text("account_id").notNull(),

@@ -18,6 +18,7 @@ import { modelStore } from "./models.ts";
 import { rateLimitStore } from "./accounts/rate-limits.ts";
 import { responsesStore } from "./responses.ts";
 import { sessionStore } from "./accounts/sessions.ts";
+import { signInDeviceStore } from "./accounts/devices.ts";
 import { usageExportStore } from "./usage/export.ts";
 import { userStore } from "./accounts/users.ts";
 import { checkoutEventStore } from "./checkout/events.ts";
@@ -33,6 +34,7 @@ export function createStore(db: Database, secrets: StoredSecrets = storedSecrets
     ...accountStore(db),
     ...keyStore(db),
     ...rateLimitStore(db),
+    ...signInDeviceStore(db),
     ...userStore(db),
     ...sessionStore(db),
     ...keyManagementStore(db),

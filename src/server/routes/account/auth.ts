@@ -8,6 +8,7 @@ import { clientOf } from "../../client-ip.ts";
 import { json, methodGuards } from "../../http.ts";
 import { readObjectBody } from "../../object-body.ts";
 import { refuseCrossSiteWrite } from "../../csrf.ts";
+import { deviceToken, withDeviceCookie } from "../../device-cookie.ts";
 import { clearedSessionCookie, sessionCookie, sessionToken } from "../../session.ts";
 
 const SUCCESS = { success: true };
@@ -31,15 +32,15 @@ export const authRoutes = ({ config, store, now, wakeMailer }: AppDeps) => {
     .post("/auth/signup", async ({ request, server }) => {
       const at = now();
       const ctx = { ...clientOf(request, server, config.trustProxy), now: at };
-      const { account, sessionToken: token } = await signUp(store, await readObjectBody(request), links, ctx);
+      const { account, sessionToken: token, deviceToken: device } = await signUp(store, await readObjectBody(request), links, ctx);
       mailQueued();
-      return json({ email: account.email }, 201, { "set-cookie": sessionCookie(token, config, at) });
+      return withDeviceCookie(json({ email: account.email }, 201, { "set-cookie": sessionCookie(token, config, at) }), device, config, at);
     }, { parse: "none" })
     .post("/auth/login", async ({ request, server }) => {
       const at = now();
-      const ctx = { ...clientOf(request, server, config.trustProxy), now: at };
-      const { account, sessionToken: token } = await logIn(store, await readObjectBody(request), ctx);
-      return json({ email: account.email }, 200, { "set-cookie": sessionCookie(token, config, at) });
+      const ctx = { ...clientOf(request, server, config.trustProxy), now: at, deviceToken: deviceToken(request) };
+      const { account, sessionToken: token, deviceToken: device } = await logIn(store, await readObjectBody(request), ctx);
+      return withDeviceCookie(json({ email: account.email }, 200, { "set-cookie": sessionCookie(token, config, at) }), device, config, at);
     }, { parse: "none" })
     .post("/auth/logout", async ({ request, server }) => {
       const token = sessionToken(request);
