@@ -20,6 +20,8 @@ export async function passwordFromStdin(): Promise<string> {
 /** Reads one line from the terminal with echo off; Ctrl-C or Ctrl-D give up. */
 export function promptHidden(question: string): Promise<string> {
   const stdin = process.stdin;
+  // Echo goes off before the question shows: what is typed as soon as it appears is never echoed.
+  stdin.setRawMode(true);
   process.stderr.write(question);
   return new Promise((resolve, reject) => {
     let typed = "";
@@ -38,7 +40,6 @@ export function promptHidden(question: string): Promise<string> {
         else typed += char;
       }
     };
-    stdin.setRawMode(true);
     stdin.resume();
     stdin.on("data", onData);
   });
