@@ -30,8 +30,18 @@ test: install build
 
 build: dist/gateway
 
-dist/gateway: node_modules/.installed $(GENERATED) $(SOURCES)
-	$(BUN) build --compile --minify --sourcemap src/main.ts --outfile dist/gateway
+# The commit the binary is built from (gateway --version, the start-up log line, /metrics);
+# "unknown" outside a git checkout. dist/.commit changes only when the commit does, so a new
+# commit rebuilds the binary and an unchanged one does not.
+BUILD_COMMIT := $(shell git rev-parse --short HEAD 2>/dev/null || echo unknown)
+
+.PHONY: build-commit
+dist/.commit: build-commit
+	@mkdir -p dist
+	@echo '$(BUILD_COMMIT)' | cmp -s - $@ || echo '$(BUILD_COMMIT)' > $@
+
+dist/gateway: node_modules/.installed $(GENERATED) $(SOURCES) dist/.commit
+	$(BUN) build --compile --minify --sourcemap --define 'BUILD_COMMIT="$(BUILD_COMMIT)"' src/main.ts --outfile dist/gateway
 
 typecheck: install
 	node_modules/.bin/tsc --noEmit

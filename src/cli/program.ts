@@ -1,4 +1,5 @@
 import { Command, CommanderError } from "commander";
+import { BUILD_INFO, versionLine } from "../build-info.ts";
 import { ConfigError } from "../config.ts";
 import { registerBackup } from "./commands/backup.ts";
 import { registerCredits } from "./commands/credits.ts";
@@ -10,16 +11,19 @@ import { registerPurchases } from "./commands/purchases.ts";
 import { registerServer } from "./commands/server.ts";
 import { registerUsage } from "./commands/usage.ts";
 import { registerUsers } from "./commands/users.ts";
-import { CliError, type Output } from "./output.ts";
+import { CliError, printResult, type Output } from "./output.ts";
 
 function buildProgram(): Command {
   const program = new Command("gateway")
     .description("Prepaid-credit gateway for chat-completion models: HTTP server and admin CLI")
     .option("--json", "machine-readable JSON output")
+    .version(versionLine(), "-V, --version", "the version and the commit this binary was built from")
     .showHelpAfterError()
     .exitOverride();
   const output = (): Output => ({ json: Boolean(program.opts().json) });
   registerServer(program, output);
+  program.command("version").description("the version and the commit this binary was built from")
+    .action(() => printResult(output(), BUILD_INFO, versionLine()));
   registerUsers(program, output);
   registerCredits(program, output);
   registerKeys(program, output);

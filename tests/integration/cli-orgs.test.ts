@@ -37,8 +37,8 @@ describeEachDialect("the orgs CLI", (dialect) => {
     const invited = await cliJson("orgs", "invite", "Team CLI", "--email", other, "--role", "admin");
     expect(invited).toMatchObject({ email: other, role: "admin" });
 
-    // The invited person is not a member until the link is followed; the operator may still appoint members.
-    expect((await cli("orgs", "set-role", org.id, "--email", other, "--role", "owner")).stderr).toContain("Member not found");
+    // The invited person is not a member until the link is followed, and is told so.
+    expect((await cli("orgs", "set-role", org.id, "--email", other, "--role", "owner")).stderr).toContain(`${other} has a pending invitation to "Team CLI", not a membership`);
     expect((await cli("orgs", "remove", org.id, "--email", owner)).stderr).toContain("must keep an owner");
     expect((await cli("orgs", "set-role", org.id, "--email", owner, "--role", "member")).stderr).toContain("must keep an owner");
 

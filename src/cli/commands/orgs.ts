@@ -1,55 +1,32 @@
 import type { Command } from "commander";
-import { memberView, membershipView, parseOrgName } from "../../core/orgs/requests.ts";
-import { MEMBER_NOT_FOUND, sendInvitation, settled } from "../../core/orgs/actions.ts";
-import { isRole, ROLES, type Role } from "../../core/orgs/roles.ts";
-import type { Organization } from "../../core/orgs/store.ts";
+import { parseGrant } from "../../core/admin/rules.ts";
+import { membershipView, nameHolder, parseOrgName } from "../../core/orgs/requests.ts";
 import type { Store } from "../../core/ports.ts";
 import { formatUsd } from "../../core/money.ts";
-import { isAppError } from "../../core/errors.ts";
-import { parseEmail } from "../../core/accounts/sign-in.ts";
 import { withStore } from "../context.ts";
 import { CliError, printRecords, printResult, type Output } from "../output.ts";
 import { requireAccount } from "../args.ts";
+import { asCli, operator, requireOrg } from "./orgs-args.ts";
+import { registerOrgPeople } from "./orgs-people.ts";
 
-/** The CLI acts as the operator, who acts on an organization as an owner would. */
-const OPERATOR = { userId: null, label: "the operator", ip: null };
-
-/** An organization named by its id, or by its name when exactly one has it. */
-async function requireOrg(store: Store, ref: string): Promise<Organization> {
-  const byId = await store.findOrg(ref);
-  if (byId) return byId;
-  const named = (await store.listOrgs()).filter((org) => org.name === ref);
-  if (named.length === 1) return named[0] as Organization;
-  throw new CliError(named.length > 1 ? `several organizations are named "${ref}": give its id` : `no organization "${ref}" (see: gateway orgs list)`);
+/** A name for an organization: valid, and no other organization's (case aside). */
+async function freeName(store: Store, raw: string, self?: string): Promise<string> {
+  const name = await asCli(async () => parseOrgName({ name: raw }));
+  const holder = nameHolder(await store.listOrgs(), name, self);
+  if (holder) throw new CliError(`organization ${holder.id} is already named "${holder.name}": choose another name`);
+  return name;
 }
-
-function roleFlag(raw: string): Role {
-  if (!isRole(raw)) throw new CliError(`--role must be one of ${ROLES.join(", ")} (got "${raw}")`);
-  return raw;
-}
-
-/** Core's refusals (a bad name, the last owner) as the CLI's errors. */
-async function asCli<T>(work: () => Promise<T>): Promise<T> {
-  try {
-    return await work();
-  } catch (error) {
-    if (isAppError(error)) throw new CliError(error.message);
-    throw error;
-  }
-}
-
-const everyone = () => "ok" as const;
 
 export function registerOrgs(program: Command, output: () => Output): void {
   const orgs = program.command("orgs").description("organizations: one balance, several people");
 
-  orgs.command("create").description("make an organization with its first owner")
+  orgs.command("create").description("make an organization with its first owner (a name no other organization has)")
     .requiredOption("--email <email>", "the owner's e-mail").requiredOption("--name <name>", "its name")
     .action(async (opts: { email: string; name: string }) =>
       withStore({}, async ({ store }) => {
         const owner = await requireAccount(store, opts.email);
-        const name = await asCli(async () => parseOrgName({ name: opts.name }));
-        const org = await store.createOrg({ name, owner: owner.id, actor: OPERATOR, now: Date.now() });
+        const name = await freeName(store, opts.name);
+        const org = await store.createOrg({ name, owner: owner.id, actor: operator(), now: Date.now() });
         printResult(output(), { id: org.id, name: org.name, owner: owner.email }, `organization ${org.id} ("${org.name}") made, owned by ${owner.email}`);
       }),
     );
@@ -68,50 +45,48 @@ export function registerOrgs(program: Command, output: () => Output): void {
       }),
     );
 
-  orgs.command("members <org>").description("an organization's members, their roles, caps and spend today")
+  orgs.command("rename <org>").description("give the organization another name (no other organization's)")
+    .requiredOption("--name <name>", "the new name")
+    .action(async (ref: string, opts: { name: string }) =>
+      withStore({}, async ({ store }) => {
+        const org = await requireOrg(store, ref);
+        const name = await freeName(store, opts.name, org.id);
+        const renamed = await store.renameOrg(org.id, name, operator(), Date.now());
+        if (!renamed) throw new CliError(`no organization "${ref}" (see: gateway orgs list)`);
+        printResult(output(), { id: renamed.id, name: renamed.name }, `organization ${renamed.id} renamed "${renamed.name}"`);
+      }),
+    );
+
+  orgs.command("delete <org>").description("delete an organization whose balance is zero and that has no request in flight; its keys are revoked")
     .action(async (ref: string) =>
       withStore({}, async ({ store }) => {
         const org = await requireOrg(store, ref);
-        printRecords(output(), (await store.listMembers(org.id, Date.now())).map(memberView), {
-          email: (m) => m.email, role: (m) => m.role, "cap USD/day": (m) => m.spendCapUsdPerDay ?? "-", "spent today USD": (m) => m.spentTodayUsd,
-        });
+        const outcome = await store.deleteOrg(org.id, operator(), Date.now());
+        if (outcome === "not_found") throw new CliError(`no organization "${ref}" (see: gateway orgs list)`);
+        if (outcome === "not_empty") {
+          throw new CliError(`"${org.name}" can be deleted only when its balance is zero and no request is in flight (see: gateway orgs list)`);
+        }
+        printResult(output(), { id: org.id, name: org.name, deleted: true }, `organization ${org.id} ("${org.name}") deleted`);
       }),
     );
 
-  orgs.command("invite <org>").description("e-mail an invitation (the server's outbox sends it)")
-    .requiredOption("--email <email>", "who is invited").option("--role <role>", `${ROLES.join(", ")}`, "member")
-    .action(async (ref: string, opts: { email: string; role: string }) =>
-      withStore({}, async ({ store, config }) => {
+  orgs.command("grant <org>").description("add credits to the organization (a negative amount takes them back, never below zero)")
+    .requiredOption("--usd <amount>", "USD, e.g. 25 or -2.50 (at most 1000000 either way)").option("--note <text>", "why, kept in the ledger")
+    .action(async (ref: string, opts: { usd: string; note?: string }) => {
+      // The console's bounds: non-zero, at most 1,000,000 USD either way, 9 decimals, a short note.
+      const grant = await asCli(async () => parseGrant({ usd: opts.usd, note: opts.note }));
+      await withStore({}, async ({ store }) => {
         const org = await requireOrg(store, ref);
-        const email = await asCli(async () => parseEmail(opts.email));
-        const invitation = await sendInvitation(store, { org, email, role: roleFlag(opts.role), actor: OPERATOR, dashboardUrl: config.dashboardUrl, now: Date.now() });
-        printResult(output(), { id: invitation.id, email, role: invitation.role, expiresAt: new Date(invitation.expiresAt).toISOString() },
-          `${email} invited to "${org.name}" as ${invitation.role}`);
-      }),
-    );
+        const outcome = await store.grantCredit({ orgId: org.id, ...grant, actor: operator(), now: Date.now() });
+        if ("refused" in outcome && outcome.refused === "below_zero") {
+          throw new CliError(`${formatUsd(grant.amount, 9)} USD would take the balance of "${org.name}" (${formatUsd(outcome.balance, 9)} USD) below zero`);
+        }
+        if ("refused" in outcome) throw new CliError(`no organization "${ref}" (see: gateway orgs list)`);
+        const balanceUsd = formatUsd(outcome.ok.balance, 9);
+        printResult(output(), { id: org.id, name: org.name, kind: grant.kind, amountUsd: formatUsd(grant.amount, 9), note: grant.note, balanceUsd },
+          `${grant.kind} of ${formatUsd(grant.amount, 9)} USD to "${org.name}"; balance ${balanceUsd} USD`);
+      });
+    });
 
-  orgs.command("set-role <org>").description("change a member's role (an organization always keeps an owner)")
-    .requiredOption("--email <email>", "the member").requiredOption("--role <role>", `${ROLES.join(", ")}`)
-    .action(async (ref: string, opts: { email: string; role: string }) =>
-      withStore({}, async ({ store }) => {
-        const org = await requireOrg(store, ref);
-        const person = await requireAccount(store, opts.email);
-        const change = { orgId: org.id, actor: OPERATOR, userId: person.id, role: roleFlag(opts.role), decide: everyone, now: Date.now() };
-        const member = await asCli(async () => settled(await store.changeMember(change), MEMBER_NOT_FOUND));
-        printResult(output(), memberView(member), `${member.email} is now ${member.role} of "${org.name}"`);
-      }),
-    );
-
-  orgs.command("remove <org>").description("remove a member: its keys are revoked and its requests' reservations released")
-    .requiredOption("--email <email>", "the member")
-    .action(async (ref: string, opts: { email: string }) =>
-      withStore({}, async ({ store }) => {
-        const org = await requireOrg(store, ref);
-        const person = await requireAccount(store, opts.email);
-        const removal = { orgId: org.id, actor: OPERATOR, userId: person.id, decide: everyone, now: Date.now() };
-        const revoked = await asCli(async () => settled(await store.removeMember(removal), MEMBER_NOT_FOUND));
-        printResult(output(), { email: person.email, revokedKeys: revoked.map((k) => k.id) },
-          `${person.email} removed from "${org.name}"; ${revoked.length} key(s) revoked`);
-      }),
-    );
+  registerOrgPeople(orgs, output);
 }

@@ -1,4 +1,5 @@
 import type { Command } from "commander";
+import { BUILD_INFO } from "../../build-info.ts";
 import { loadConfig, type Config } from "../../config.ts";
 import { openDatabase, type Database } from "../../db/database.ts";
 import { migrate } from "../../db/migrate.ts";
@@ -54,7 +55,7 @@ export function registerServer(program: Command, output: () => Output): void {
       if (prepared.sealedNow > 0) log.info("encrypted stored secrets with the deployment's key", { secrets: prepared.sealedNow });
       const store = createStore(db, prepared.secrets);
       const server = await listenOrExplain(() => startServer({ config, store, log, now: Date.now, metrics }), config, db);
-      log.info("listening", { url: server.url, database: config.databaseUrl.split(":")[0] });
+      log.info("listening", { url: server.url, database: config.databaseUrl.split(":")[0], ...BUILD_INFO });
       // SIGTERM or SIGINT: stop accepting, let requests in flight finish within the grace period,
       // then close the database (after their charges and releases are written) and exit 0.
       // A second signal ends the grace period at once.

@@ -5,6 +5,7 @@ import { formatUsd } from "../../core/money.ts";
 import type { Account, AccountChange } from "../../core/store.ts";
 import { requireAccount, usdFlag } from "../args.ts";
 import { withStore } from "../context.ts";
+import { readPassword } from "../password.ts";
 import { registerAccountSecurity } from "./users-security.ts";
 import { CliError, printRecords, printResult, type Output } from "../output.ts";
 
@@ -25,14 +26,16 @@ export function registerUsers(program: Command, output: () => Output): void {
 
   users
     .command("create")
-    .description("create an account (it gets exactly --credits, no sign-up bonus)")
+    .description("create an account (it gets exactly --credits, no sign-up bonus); on a terminal, asks for its password")
     .requiredOption("--email <email>", "the account's e-mail")
-    .option("--password <password>", "lets the user sign in to the dashboard (10 to 200 characters)")
+    .option("--password-stdin", "read the dashboard password (10 to 200 characters) from standard input")
+    .option("--password <password>", "the password on the command line: other users of the machine can see it (prefer --password-stdin)")
     .option("--credits <usd>", "credits granted at creation", "0")
     .option("--admin", "make the account an operator (the console at /dashboard/admin)")
-    .action(async (opts: { email: string; password?: string; credits: string; admin?: boolean }) => {
+    .action(async (opts: { email: string; password?: string; passwordStdin?: boolean; credits: string; admin?: boolean }) => {
       const email = parseNewEmail(opts.email);
-      const passwordHash = opts.password === undefined ? null : await hashPassword(parsePassword(opts.password));
+      const password = await readPassword(opts);
+      const passwordHash = password === undefined ? null : await hashPassword(parsePassword(password));
       const credits = usdFlag("--credits", opts.credits, (amount) => amount >= 0n, "a non-negative USD amount");
       await withStore({}, async ({ store }) => {
         const account = await store.createAccount({

@@ -103,3 +103,12 @@ export const invitationMail = (dashboardUrl: string, orgName: string, inviter: s
     "",
   ].join("\n"),
 });
+
+/**
+ * The organization other than `self` already called `name`, case aside: the operator names
+ * organizations (the CLI finds one by its name), so a name is one organization's.
+ */
+export function nameHolder<T extends Organization>(orgs: T[], name: string, self?: string): T | undefined {
+  const wanted = name.toLowerCase();
+  return orgs.find((org) => org.id !== self && org.name.toLowerCase() === wanted);
+}

@@ -105,6 +105,18 @@ export interface OrgStore {
    */
   transfer(input: { orgId: string; actor: OrgActor & { userId: string }; amount: Nanos; idempotencyKey: string; now: number }):
     Promise<{ ok: { personalBalance: Nanos; orgBalance: Nanos; replayed: boolean } } | { refused: "insufficient" | "conflict" }>;
+  /**
+   * The operator's: makes the person a member with `role` at once (a pending invitation of the
+   * same address is revoked, its link would only say "already a member").
+   */
+  addMember(input: { orgId: string; userId: string; email: string; role: Role; actor: OrgActor; now: number }):
+    Promise<{ ok: Member } | { refused: "not_found" | "member" }>;
+  /**
+   * The operator's: a ledger entry of exactly `amount` on the organization's account and its audit
+   * event, in one transaction; a negative amount that would take the balance below zero is refused.
+   */
+  grantCredit(input: { orgId: string; amount: Nanos; kind: "grant" | "adjustment"; note: string; actor: OrgActor; now: number }):
+    Promise<{ ok: { balance: Nanos } } | { refused: "not_found" } | { refused: "below_zero"; balance: Nanos }>;
   /** Every live organization with its member count, for the operator console and the CLI. */
   listOrgs(): Promise<(Organization & { members: number; balance: Nanos })[]>;
 }

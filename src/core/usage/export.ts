@@ -45,22 +45,60 @@ export const usageCsvRecord = (log: UsageExportRow): string =>
   ]);
 
 /**
- * The account's latest usage logs as CSV, newest first, one chunk per page read, so that
- * neither the rows nor the text are ever held whole. The first page is read before anything
- * is yielded: a failing query surfaces before a response has been started.
+ * The account's usage logs that `filter` lets through, newest first, one page at a time, at most
+ * `limit` of them (the HTTP export's 1,000 by default; the CLI's export has no cap). The first
+ * page is read before anything is yielded: a failing query surfaces before a response has started.
  */
-export async function* usageCsv(store: UsageExportStore, accountId: string, filter: UsageFilter = {}): AsyncGenerator<string> {
-  let wanted = Math.min(PAGE_SIZE, USAGE_EXPORT_LIMIT);
+export async function* usagePages(
+  store: UsageExportStore, accountId: string, filter: UsageFilter = {}, limit = USAGE_EXPORT_LIMIT,
+): AsyncGenerator<UsageExportRow[]> {
+  let wanted = Math.min(PAGE_SIZE, limit);
   let page = await store.usageLogPage(accountId, null, wanted, filter);
-  let chunk = csvRecord(USAGE_CSV_COLUMNS);
   let sent = 0;
   for (;;) {
-    yield chunk + page.map(usageCsvRecord).join("");
+    yield page;
     sent += page.length;
     const last = page.at(-1);
-    if (page.length < wanted || sent >= USAGE_EXPORT_LIMIT || !last) return;
-    wanted = Math.min(PAGE_SIZE, USAGE_EXPORT_LIMIT - sent);
+    if (page.length < wanted || sent >= limit || !last) return;
+    wanted = Math.min(PAGE_SIZE, limit - sent);
     page = await store.usageLogPage(accountId, { createdAt: last.createdAt, id: last.id }, wanted, filter);
-    chunk = "";
   }
+}
+
+/**
+ * The account's latest usage logs as CSV, newest first, one chunk per page read, so that
+ * neither the rows nor the text are ever held whole (the header comes with the first page).
+ */
+export async function* usageCsv(store: UsageExportStore, accountId: string, filter: UsageFilter = {}, limit = USAGE_EXPORT_LIMIT): AsyncGenerator<string> {
+  let header = csvRecord(USAGE_CSV_COLUMNS);
+  for await (const page of usagePages(store, accountId, filter, limit)) {
+    yield header + page.map(usageCsvRecord).join("");
+    header = "";
+  }
+}
+
+/** A usage log under the names `GET /account/usage` gives it, money exact to the nano-USD. */
+export const usageJsonRecord = (log: UsageExportRow) => ({
+  id: log.id,
+  createdAt: new Date(log.createdAt).toISOString(),
+  model: log.model,
+  requestedModel: log.requestedModel,
+  promptTokens: log.promptTokens,
+  completionTokens: log.completionTokens,
+  cachedTokens: log.cachedTokens,
+  costUsd: formatUsd(log.cost, 9),
+  savedUsd: formatUsd(log.saved, 9),
+  latencyMs: log.latencyMs,
+  status: log.status,
+});
+
+/** The same logs as one JSON array, one record per line, streamed a page at a time. */
+export async function* usageJson(store: UsageExportStore, accountId: string, filter: UsageFilter = {}, limit = USAGE_EXPORT_LIMIT): AsyncGenerator<string> {
+  let opening = "[";
+  for await (const page of usagePages(store, accountId, filter, limit)) {
+    if (page.length === 0) continue;
+    yield opening + page.map((log) => `\n${JSON.stringify(usageJsonRecord(log))}`).join(",");
+    opening = ",";
+  }
+  yield opening === "[" ? "[]\n" : "\n]\n";
 }

@@ -1,5 +1,6 @@
 import { collectDefaultMetrics, Gauge, Registry } from "prom-client";
 import { PROVIDERS, type Provider } from "../../core/catalog.ts";
+import { BUILD_INFO, type BuildInfo } from "../../build-info.ts";
 import type { Nanos } from "../../core/money.ts";
 import type { DatabaseObserver } from "../../db/database.ts";
 import { CounterFamily, HistogramFamily } from "./series.ts";
@@ -92,7 +93,10 @@ export class Metrics {
     },
   });
 
-  constructor() {
+  constructor(build: BuildInfo = BUILD_INFO) {
+    // The usual build-info gauge: always 1, its labels say which binary answers (a rollout is seen in them).
+    new Gauge({ name: "gateway_build_info", help: "The gateway's version and the commit it was built from", labelNames: ["version", "commit"], registers: this.registers })
+      .set({ version: build.version, commit: build.commit }, 1);
     // Series that alerts watch exist from the start at zero, so that rate() sees the first one.
     for (const provider of PROVIDERS) this.providerErrors.series(provider).inc(0);
     this.estimatorFallbacks.series().inc(0);

@@ -1,7 +1,7 @@
 import { expect, test } from "bun:test";
 import { nanos } from "../../../src/core/money.ts";
 import type { UsageCursor, UsageExportRow, UsageExportStore } from "../../../src/core/usage/export.ts";
-import { usageCsv, usageCsvFilename, usageCsvRecord } from "../../../src/core/usage/export.ts";
+import { usageCsv, usageCsvFilename, usageCsvRecord, usageJson } from "../../../src/core/usage/export.ts";
 
 const HEADER = "date,model,requested_model,prompt_tokens,completion_tokens,cost_usd,latency_ms,status\r\n";
 
@@ -80,4 +80,24 @@ test("stops at the latest 1,000 logs, without asking for more", async () => {
 test("reads the first page before yielding anything, so a failing query fails the first step", async () => {
   const failing: UsageExportStore = { usageLogPage: async () => { throw new Error("db down"); } };
   await expect(usageCsv(failing, "a").next()).rejects.toThrow("db down");
+});
+
+test("with no cap every log is read, a page at a time", async () => {
+  const { store, asked } = fakeStore(1_201);
+  const text = (await collect(usageCsv(store, "a", {}, Number.POSITIVE_INFINITY))).join("");
+  expect(text.split("\r\n").length - 2).toBe(1_201);
+  expect(Math.max(...asked.map((a) => a.limit))).toBe(200);
+});
+
+test("the JSON export is one array of records under the HTTP API's names, streamed by page", async () => {
+  const { store } = fakeStore(401);
+  const chunks = await collect(usageJson(store, "a", {}, Number.POSITIVE_INFINITY));
+  expect(chunks.length).toBeGreaterThan(2);
+  const records = JSON.parse(chunks.join(""));
+  expect(records).toHaveLength(401);
+  expect(records[1]).toEqual({
+    id: "id-00001", createdAt: new Date(1_800_000_000_000 - 1000).toISOString(), model: "gpt-5.4-mini", requestedModel: "gpt-5.4-mini",
+    promptTokens: 1, completionTokens: 2, cachedTokens: 0, costUsd: "0.000000001", savedUsd: "0.000000000", latencyMs: 101, status: "success",
+  });
+  expect(JSON.parse((await collect(usageJson(fakeStore(0).store, "a"))).join(""))).toEqual([]);
 });

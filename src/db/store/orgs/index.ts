@@ -1,7 +1,8 @@
 import type { OrgStore } from "../../../core/orgs/store.ts";
 import type { Database } from "../../database.ts";
 import { acceptInvitation, invite, listInvitations, resendInvitation, revokeInvitation } from "./invitations.ts";
-import { changeMember, listMembers, removeMember } from "./members.ts";
+import { addMember, changeMember, listMembers, removeMember } from "./members.ts";
+import { grantCredit } from "./grants.ts";
 import { createOrg, deleteOrg, findMembership, findOrg, listMemberships, listOrgs, renameOrg } from "./orgs.ts";
 import { transfer } from "./transfers.ts";
 
@@ -26,5 +27,7 @@ export const orgStore = (db: Database): OrgStore => ({
   revokeInvitation: async (orgId, id, actor, now) => (valid(id) ? db.transaction(revokeInvitation(orgId, id, actor, now)) : null),
   acceptInvitation: (input) => db.transaction(acceptInvitation(input)),
   transfer: (input) => db.transaction(transfer(db.dialect, input)),
+  addMember: async (input) => (valid(input.orgId, input.userId) ? db.transaction(addMember(db.dialect, input)) : { refused: "not_found" }),
+  grantCredit: async (input) => (valid(input.orgId) ? db.transaction(grantCredit(db.dialect, input)) : { refused: "not_found" }),
   listOrgs: () => db.run(listOrgs()),
 });

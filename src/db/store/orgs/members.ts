@@ -80,6 +80,22 @@ export function* changeMember(dialect: Dialect, input: Parameters<OrgStore["chan
   return { ok: (yield* member(input.orgId, input.userId, input.now)) as Member };
 }
 
+type Added = Awaited<ReturnType<OrgStore["addMember"]>>;
+
+/** The operator's direct appointment: the membership made, and a pending invitation of the address spent. */
+export function* addMember(dialect: Dialect, input: Parameters<OrgStore["addMember"]>[0]): Work<Added> {
+  if (!(yield* lockOrg(dialect, input.orgId))) return { refused: "not_found" };
+  if (yield* member(input.orgId, input.userId, input.now)) return { refused: "member" };
+  yield* exec("INSERT INTO memberships (org_id, user_id, role, joined_at) VALUES (?, ?, ?, ?)", input.orgId, input.userId, input.role, input.now);
+  const spent = yield* rows(
+    "UPDATE invitations SET revoked_at = ? WHERE org_id = ? AND email = ? AND accepted_at IS NULL AND revoked_at IS NULL RETURNING id",
+    input.now, input.orgId, input.email,
+  );
+  const also = spent.length > 0 ? "; the pending invitation revoked" : "";
+  yield* orgAudit(input.orgId, input.actor, "member_joined", `${input.email} added as ${input.role}${also}`, input.now);
+  return { ok: (yield* member(input.orgId, input.userId, input.now)) as Member };
+}
+
 const REMOVED = "Member removed from the organization: its keys were revoked";
 
 /** The member's keys revoked (told to the webhook), its requests' reservations released, its membership ended. */
