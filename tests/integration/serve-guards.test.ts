@@ -5,7 +5,8 @@ import { BINARY, spawnServe, type CliRun, type ServeProcess } from "../support/b
 import { createTestDatabase, type TestDatabase } from "../support/databases.ts";
 
 /** Runs `gateway serve --port <port>`; one still running after `ms` is stopped and reported as code null. */
-async function serveOnTakenPort(port: number, env: Record<string, string>, ms = 5_000): Promise<Omit<CliRun, "code"> & { code: number | null }> {
+// A refused serve exits at once; the cap only ends one that wrongly started (a loaded host may take seconds to get there).
+async function serveOnTakenPort(port: number, env: Record<string, string>, ms = 25_000): Promise<Omit<CliRun, "code"> & { code: number | null }> {
   const proc = Bun.spawn([BINARY, "serve", "--port", String(port)], { env: { ...process.env, ...env }, stdin: "ignore", stdout: "pipe", stderr: "pipe" });
   let timedOut = false;
   const timer = setTimeout(() => {
@@ -17,6 +18,7 @@ async function serveOnTakenPort(port: number, env: Record<string, string>, ms = 
   return { code: timedOut ? null : exited, stdout, stderr };
 }
 
+const TEST_TIMEOUT_MS = 90_000;
 const portOf = (server: ServeProcess) => Number(new URL(server.url).port);
 const refusal = (port: number) => `error: port ${port} on 127.0.0.1 is already in use (another gateway?); stop it or choose another PORT`;
 
@@ -39,7 +41,7 @@ describe("serve on a port that is taken", () => {
     } finally {
       expect(await first.stop()).toBe(0);
     }
-  });
+  }, TEST_TIMEOUT_MS);
 
   test.each([
     [false, "off"],
@@ -49,7 +51,7 @@ describe("serve on a port that is taken", () => {
     using other = Bun.serve({ port: 0, hostname: "127.0.0.1", reusePort, fetch: () => new Response("not the gateway") });
     const run = await serveOnTakenPort(other.port!, { ...env, REUSE_PORT: reuseSetting });
     expect({ code: run.code, last: run.stderr.trim().split("\n").at(-1) }).toEqual({ code: 1, last: refusal(other.port!) });
-  });
+  }, TEST_TIMEOUT_MS);
 
   test("a gateway without REUSE_PORT refuses the port of one that has it", async () => {
     const first = await spawnServe({ ...env, REUSE_PORT: "on" });
@@ -60,7 +62,7 @@ describe("serve on a port that is taken", () => {
     } finally {
       expect(await first.stop()).toBe(0);
     }
-  });
+  }, TEST_TIMEOUT_MS);
 
   test("two gateways with REUSE_PORT=on share a port", async () => {
     const first = await spawnServe({ ...env, REUSE_PORT: "on" });
@@ -75,10 +77,10 @@ describe("serve on a port that is taken", () => {
     } finally {
       expect(await first.stop()).toBe(0);
     }
-  });
+  }, TEST_TIMEOUT_MS);
 
   test("REUSE_PORT takes on or off only", async () => {
     const run = await serveOnTakenPort(0, { ...env, REUSE_PORT: "maybe" });
     expect({ code: run.code, stderr: run.stderr.trim() }).toEqual({ code: 2, stderr: 'error: REUSE_PORT must be one of on, off (got "maybe")' });
-  });
+  }, TEST_TIMEOUT_MS);
 });
