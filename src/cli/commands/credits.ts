@@ -1,7 +1,7 @@
 import type { Command } from "commander";
-import { formatUsd, nanos } from "../../core/money.ts";
+import { nanos } from "../../core/money.ts";
 import { withStore } from "../context.ts";
-import { printRecords, printResult, type Output } from "../output.ts";
+import { exactUsd, printRecords, printResult, type Output } from "../output.ts";
 import { requireAccount, usdFlag } from "../args.ts";
 
 export function registerCredits(program: Command, output: () => Output): void {
@@ -23,13 +23,13 @@ export function registerCredits(program: Command, output: () => Output): void {
         const result = await store.addCredit({ accountId: account.id, amount, kind, note, now });
         await store.recordAudit({
           accountId: account.id, type: "credits_granted", ip: null, at: now,
-          detail: `${kind} of ${formatUsd(amount, 9)} USD by the operator: ${note}`,
+          detail: `${kind} of ${exactUsd(amount)} USD by the operator: ${note}`,
         });
-        const balanceUsd = formatUsd(result?.balance ?? account.balance, 6);
+        const balanceUsd = exactUsd(result?.balance ?? account.balance);
         printResult(
           output(),
-          { email: account.email, kind, amountUsd: formatUsd(amount, 9), balanceUsd },
-          `${kind} of ${formatUsd(amount, 9)} USD to ${account.email}; balance ${balanceUsd} USD`,
+          { email: account.email, kind, amountUsd: exactUsd(amount), balanceUsd },
+          `${kind} of ${exactUsd(amount)} USD to ${account.email}; balance ${balanceUsd} USD`,
         );
       });
     });
@@ -43,10 +43,10 @@ export function registerCredits(program: Command, output: () => Output): void {
         const account = await requireAccount(store, opts.email);
         const view = {
           email: account.email,
-          balanceUsd: formatUsd(account.balance, 9),
-          reservedUsd: formatUsd(account.reserved, 9),
-          availableUsd: formatUsd(nanos(account.balance - account.reserved), 9),
-          ledgerSumUsd: formatUsd(await store.ledgerSum(account.id), 9),
+          balanceUsd: exactUsd(account.balance),
+          reservedUsd: exactUsd(account.reserved),
+          availableUsd: exactUsd(nanos(account.balance - account.reserved)),
+          ledgerSumUsd: exactUsd(await store.ledgerSum(account.id)),
         };
         if (output().json) return printResult(output(), view, "");
         printRecords(output(), [view], {

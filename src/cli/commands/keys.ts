@@ -6,7 +6,7 @@ import {
 import type { ApiKey } from "../../core/store.ts";
 import type { Store } from "../../core/ports.ts";
 import { withStore } from "../context.ts";
-import { CliError, printRecords, printResult, type Output } from "../output.ts";
+import { CliError, exactUsd, exactUsdOrNull, printRecords, printResult, type Output } from "../output.ts";
 import { readUsd } from "../../core/money.ts";
 import { requireAccount } from "../args.ts";
 
@@ -23,6 +23,14 @@ interface KeyFlags {
 
 /** The CLI acts as the operator: audit events carry no IP. */
 const OPERATOR = { ip: null };
+
+/** A key as `GET /keys` lists it, its money exact (`exactUsd`) rather than at the API's places. */
+const keyRecord = (key: ApiKey, now: number) => ({
+  ...keyListView(key, now),
+  creditLimitUsd: exactUsdOrNull(key.creditLimit),
+  rateLimitUsdPerHour: exactUsdOrNull(key.usdPerHour),
+  total_spend_usd: exactUsd(key.totalSpend),
+});
 
 const FLAG_OF: Record<KeyField | "management", string> = {
   name: "--name",
@@ -114,7 +122,7 @@ export function registerKeys(program: Command, output: () => Output): void {
       withStore({}, async ({ store }) => {
         const account = await requireAccount(store, opts.email);
         const now = Date.now();
-        printRecords(output(), (await store.listKeys(account.id)).map((key) => keyListView(key, now)), {
+        printRecords(output(), (await store.listKeys(account.id)).map((key) => keyRecord(key, now)), {
           id: (k) => k.id,
           name: (k) => k.name,
           prefix: (k) => k.prefix,
@@ -150,7 +158,7 @@ export function registerKeys(program: Command, output: () => Output): void {
         const now = Date.now();
         const key = await revokeKey(store, (await requireKey(store, id)).accountId, id, now, OPERATOR);
         if (!key) throw new CliError(`key ${id} is already revoked`);
-        printResult(output(), keyListView(key, now), `key ${id} revoked`);
+        printResult(output(), keyRecord(key, now), `key ${id} revoked`);
       }),
     );
 
@@ -162,7 +170,7 @@ export function registerKeys(program: Command, output: () => Output): void {
         accepted(await knownModels(change.allowedModels, store));
         const key = await store.updateKey((await requireKey(store, id)).accountId, id, change);
         if (!key) throw new CliError(`no key with id "${id}"`);
-        printResult(output(), keyListView(key, now), `key ${id} updated`);
+        printResult(output(), keyRecord(key, now), `key ${id} updated`);
       }),
     );
 }

@@ -1,19 +1,19 @@
 import type { Command } from "commander";
 import type { Model } from "../../core/catalog.ts";
-import { formatUsd, parseUsd } from "../../core/money.ts";
+import { parseUsd } from "../../core/money.ts";
 import type { ModelChange } from "../../core/store.ts";
 import { withStore } from "../context.ts";
-import { CliError, printRecords, printResult, type Output } from "../output.ts";
+import { CliError, exactUsd, printRecords, printResult, type Output } from "../output.ts";
 
 const view = (m: Model) => ({
   id: m.id,
   provider: m.provider,
   category: m.category,
   contextWindow: m.contextWindow,
-  inputPerMillionUsd: formatUsd(m.inputPerMTok, 4),
-  outputPerMillionUsd: formatUsd(m.outputPerMTok, 4),
+  inputPerMillionUsd: exactUsd(m.inputPerMTok),
+  outputPerMillionUsd: exactUsd(m.outputPerMTok),
   // The price cached prompt tokens are charged at; the input price unless the operator set one.
-  cachedInputPerMillionUsd: formatUsd(m.cachedInputPerMTok ?? m.inputPerMTok, 4),
+  cachedInputPerMillionUsd: exactUsd(m.cachedInputPerMTok ?? m.inputPerMTok),
   upstreamModel: m.upstreamModel,
   maxOutputTokens: m.maxOutputTokens,
   enabled: m.enabled,

@@ -1,12 +1,11 @@
 import type { Command } from "commander";
 import { accountState } from "../../core/accounts/state.ts";
 import { hashPassword, parseNewEmail, parsePassword } from "../../core/accounts/sign-in.ts";
-import { formatUsd } from "../../core/money.ts";
 import type { Account, AccountChange } from "../../core/store.ts";
 import { requireAccount, usdFlag } from "../args.ts";
 import { withStore } from "../context.ts";
 import { registerAccountSecurity } from "./users-security.ts";
-import { CliError, printRecords, printResult, type Output } from "../output.ts";
+import { CliError, exactUsd, printRecords, printResult, type Output } from "../output.ts";
 
 const userView = (a: Account) => ({
   id: a.id,
@@ -15,8 +14,8 @@ const userView = (a: Account) => ({
   emailVerified: a.emailVerifiedAt !== null,
   twoFactor: a.totpEnabledAt !== null,
   admin: a.isAdmin,
-  balanceUsd: formatUsd(a.balance, 6),
-  reservedUsd: formatUsd(a.reserved, 6),
+  balanceUsd: exactUsd(a.balance),
+  reservedUsd: exactUsd(a.reserved),
   createdAt: new Date(a.createdAt).toISOString(),
 });
 
@@ -40,7 +39,7 @@ export function registerUsers(program: Command, output: () => Output): void {
           isAdmin: opts.admin === true, now: Date.now(),
         });
         if (!account) throw new CliError(`an account with e-mail "${email}" already exists`);
-        printResult(output(), userView(account), `created ${email} with ${formatUsd(account.balance, 6)} USD`);
+        printResult(output(), userView(account), `created ${email} with ${exactUsd(account.balance)} USD`);
       });
     });
 
