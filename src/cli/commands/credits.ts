@@ -1,6 +1,6 @@
 import type { Command } from "commander";
 import { nanos } from "../../core/money.ts";
-import { withStore } from "../context.ts";
+import { cliActor, withStore } from "../context.ts";
 import { exactUsd, printRecords, printResult, type Output } from "../output.ts";
 import { requireAccount, usdFlag } from "../args.ts";
 
@@ -20,10 +20,10 @@ export function registerCredits(program: Command, output: () => Output): void {
         const kind = amount > 0n ? "grant" : "adjustment";
         const note = opts.note ?? "granted by the operator";
         const now = Date.now();
-        const result = await store.addCredit({ accountId: account.id, amount, kind, note, now });
-        await store.recordAudit({
+        // The ledger entry and its audit event are one transaction.
+        const result = await store.addCreditAudited({ accountId: account.id, amount, kind, note, now }, {
           accountId: account.id, type: "credits_granted", ip: null, at: now,
-          detail: `${kind} of ${exactUsd(amount)} USD by the operator: ${note}`,
+          detail: `${kind} of ${exactUsd(amount)} USD by ${cliActor()}: ${note}`,
         });
         const balanceUsd = exactUsd(result?.balance ?? account.balance);
         printResult(

@@ -5,7 +5,7 @@ import {
 } from "../../core/keys/rules.ts";
 import type { ApiKey } from "../../core/store.ts";
 import type { Store } from "../../core/ports.ts";
-import { withStore } from "../context.ts";
+import { cliActor, withStore } from "../context.ts";
 import { CliError, exactUsd, exactUsdOrNull, printRecords, printResult, type Output } from "../output.ts";
 import { readUsd } from "../../core/money.ts";
 import { requireAccount } from "../args.ts";
@@ -21,8 +21,8 @@ interface KeyFlags {
   management?: boolean;
 }
 
-/** The CLI acts as the operator: audit events carry no IP. */
-const OPERATOR = { ip: null };
+/** The CLI acts as the operator: audit events carry no IP, and name `cli` and the OS user. */
+const operator = () => ({ ip: null, operator: cliActor() });
 
 /** A key as `GET /keys` lists it, its money exact (`exactUsd`) rather than at the API's places. */
 const keyRecord = (key: ApiKey, now: number) => ({
@@ -108,7 +108,7 @@ export function registerKeys(program: Command, output: () => Output): void {
         const fields = accepted(parseNewKey(request, now));
         const kind = accepted(parseKeyKind(request, fields));
         accepted(await knownModels(fields.allowedModels, store));
-        const { key, secret } = await issueKey(store, { accountId: account.id, fields, kind, origin: "cli", now, ip: OPERATOR.ip });
+        const { key, secret } = await issueKey(store, { accountId: account.id, fields, kind, origin: "cli", now, ...operator() });
         const created = { id: key.id, ...keyCreatedView(key, secret) };
         printResult(output(), created, `${secret}\nkey ${key.id} ("${key.name}") for ${account.email}. ${created.message}`);
       }),
@@ -145,7 +145,7 @@ export function registerKeys(program: Command, output: () => Output): void {
     .action(async (id: string) =>
       withStore({}, async ({ store }) => {
         const old = await requireKey(store, id);
-        const { key, secret } = await rotateKey(store, old.accountId, id, Date.now(), OPERATOR);
+        const { key, secret } = await rotateKey(store, old.accountId, id, Date.now(), operator());
         printResult(output(), { id: key.id, key: secret, message: KEY_ROTATED }, `${secret}\nkey ${id} revoked; replacement ${key.id}. ${KEY_ROTATED}`);
       }),
     );
@@ -156,7 +156,7 @@ export function registerKeys(program: Command, output: () => Output): void {
     .action(async (id: string) =>
       withStore({}, async ({ store }) => {
         const now = Date.now();
-        const key = await revokeKey(store, (await requireKey(store, id)).accountId, id, now, OPERATOR);
+        const key = await revokeKey(store, (await requireKey(store, id)).accountId, id, now, operator());
         if (!key) throw new CliError(`key ${id} is already revoked`);
         printResult(output(), keyRecord(key, now), `key ${id} revoked`);
       }),
@@ -170,6 +170,10 @@ export function registerKeys(program: Command, output: () => Output): void {
         accepted(await knownModels(change.allowedModels, store));
         const key = await store.updateKey((await requireKey(store, id)).accountId, id, change);
         if (!key) throw new CliError(`no key with id "${id}"`);
+        const changed = Object.keys(change).join(", ");
+        await store.recordAudit({
+          accountId: key.accountId, type: "key_updated", ip: null, at: now, detail: `"${key.name}" (${key.prefix}…): ${changed} by ${cliActor()}`,
+        });
         printResult(output(), keyRecord(key, now), `key ${id} updated`);
       }),
     );

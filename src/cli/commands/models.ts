@@ -2,7 +2,9 @@ import type { Command } from "commander";
 import type { Model } from "../../core/catalog.ts";
 import { parseUsd } from "../../core/money.ts";
 import type { ModelChange } from "../../core/store.ts";
-import { withStore } from "../context.ts";
+import { cliActor, withStore } from "../context.ts";
+import { CLI_AUDIT_ACCOUNT } from "../../core/accounts/audit.ts";
+import { describeModelChange } from "../../core/admin/actions.ts";
 import { CliError, exactUsd, printRecords, printResult, type Output } from "../output.ts";
 
 const view = (m: Model) => ({
@@ -50,7 +52,10 @@ export function registerModels(program: Command, output: () => Output): void {
 
   const change = async (id: string, patch: ModelChange, verb: string) =>
     withStore({}, async ({ store }) => {
-      const model = await store.updateModel(id, patch);
+      // Audited in the change's transaction, as the console's edits are; the CLI is no account.
+      const model = await store.updateModelAudited(id, patch, (updated) => ({
+        accountId: CLI_AUDIT_ACCOUNT, type: "model_updated", ip: null, at: Date.now(), detail: `${updated.id}: ${describeModelChange(patch)} by ${cliActor()}`,
+      }));
       if (!model) throw new CliError(`no model "${id}" in the catalog (see: gateway models list)`);
       printResult(output(), view(model), `${model.id} ${verb}`);
     });
