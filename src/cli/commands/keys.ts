@@ -82,6 +82,17 @@ async function requireKey(store: Store, id: string): Promise<ApiKey> {
   return key;
 }
 
+/** Applies a key change and audits it as `key_updated`, naming what changed. */
+async function updateKey(store: Store, id: string, change: Parameters<Store["updateKey"]>[2], now: number): Promise<ApiKey> {
+  const key = await store.updateKey((await requireKey(store, id)).accountId, id, change);
+  if (!key) throw new CliError(`no key with id "${id}"`);
+  await store.recordAudit({
+    accountId: key.accountId, type: "key_updated", ip: null, at: now,
+    detail: `"${key.name}" (${key.prefix}…): ${Object.keys(change).join(", ")} by ${cliActor()}`,
+  });
+  return key;
+}
+
 const limitFlags = (command: Command, clearable: boolean): Command => {
   const clear = clearable ? `; "${CLEAR}" clears it` : "";
   return command
@@ -168,12 +179,7 @@ export function registerKeys(program: Command, output: () => Output): void {
         const now = Date.now();
         const change = accepted(parseKeyChange(asRequestFields(opts), now));
         accepted(await knownModels(change.allowedModels, store));
-        const key = await store.updateKey((await requireKey(store, id)).accountId, id, change);
-        if (!key) throw new CliError(`no key with id "${id}"`);
-        const changed = Object.keys(change).join(", ");
-        await store.recordAudit({
-          accountId: key.accountId, type: "key_updated", ip: null, at: now, detail: `"${key.name}" (${key.prefix}…): ${changed} by ${cliActor()}`,
-        });
+        const key = await updateKey(store, id, change, now);
         printResult(output(), keyRecord(key, now), `key ${id} updated`);
       }),
     );
