@@ -69,10 +69,10 @@ describeEachDialect("the admin CLI, beside a running server on the same database
       [["--email", "alice\u200b@example.com"], "email must not contain invisible or formatting characters"],
       [["--email", "\u0430lice@example.com"], "email must not mix scripts (such as Latin and Cyrillic) in one part"],
       [["--email", "x@example.com", "--password", "short"], "password must be at least 10 characters"],
-      [["--email", "y@example.com", "--credits", "-1"], '--credits must be a non-negative USD amount (got "-1")'],
-      [["--email", "z@example.com", "--credits", "lots"], '--credits must be a non-negative USD amount (got "lots")'],
-      [["--email", "h@example.com", "--credits", "0x10"], '--credits must be a non-negative USD amount (got "0x10")'],
-      [["--email", "e@example.com", "--credits", "1e3"], '--credits must be a non-negative USD amount (got "1e3")'],
+      [["--email", "y@example.com", "--credits", "-1"], '--credits must be a USD amount from 0 to 1000000 (got "-1")'],
+      [["--email", "z@example.com", "--credits", "lots"], '--credits must be a USD amount from 0 to 1000000 (got "lots")'],
+      [["--email", "h@example.com", "--credits", "0x10"], '--credits must be a USD amount from 0 to 1000000 (got "0x10")'],
+      [["--email", "e@example.com", "--credits", "1e3"], '--credits must be a USD amount from 0 to 1000000 (got "1e3")'],
     ])("create %p fails with exit 1", async (args, message) => {
       await refused(["users", "create", ...args], message);
     });

@@ -3,7 +3,8 @@ import { accountState } from "../../core/accounts/state.ts";
 import { hashPassword, parseNewEmail, parsePassword } from "../../core/accounts/sign-in.ts";
 import type { Account, AccountChange } from "../../core/store.ts";
 import type { AuditEventType, NewAuditEvent } from "../../core/accounts/audit.ts";
-import type { Nanos } from "../../core/money.ts";
+import { NANOS_PER_USD, type Nanos } from "../../core/money.ts";
+import { MAX_GRANT_USD } from "../../core/admin/rules.ts";
 import { requireAccount, usdFlag } from "../args.ts";
 import { cliActor, withStore } from "../context.ts";
 import { registerAccountSecurity } from "./users-security.ts";
@@ -42,7 +43,8 @@ export function registerUsers(program: Command, output: () => Output): void {
     .action(async (opts: { email: string; password?: string; credits: string; admin?: boolean }) => {
       const email = parseNewEmail(opts.email);
       const passwordHash = opts.password === undefined ? null : await hashPassword(parsePassword(opts.password));
-      const credits = usdFlag("--credits", opts.credits, (amount) => amount >= 0n, "a non-negative USD amount");
+      const credits = usdFlag("--credits", opts.credits, (amount) => amount >= 0n && amount <= MAX_GRANT_USD * NANOS_PER_USD,
+        `a USD amount from 0 to ${MAX_GRANT_USD}`);
       await withStore({}, async ({ store }) => {
         const note = "granted by the operator at creation";
         const now = Date.now();

@@ -18,8 +18,13 @@ export interface AdminAccountStore {
   /** The e-mails of these accounts, by id; ids without an account are left out. */
   emailsOf(accountIds: string[]): Promise<Map<string, string>>;
   // An operator's writes and their audit entries, each in one transaction: no change goes unaudited.
-  /** Appends the ledger entry (as `addCredit`) and `audit`. */
-  addCreditAudited(credit: Credit, audit: NewAuditEvent): Promise<{ balance: Nanos } | null>;
+  /**
+   * Appends the ledger entry (as `addCredit`) and `audit`. With `keepNonNegative`, a debit that
+   * would take the balance below zero writes nothing and answers `refused` with the balance: the
+   * check and the entry are one transaction, so no concurrent debit slips between them.
+   */
+  addCreditAudited(credit: Credit, audit: NewAuditEvent, options?: { keepNonNegative?: boolean }):
+    Promise<{ balance: Nanos; refused?: "below_zero" } | null>;
   /** Applies the change (as `updateAccount`) and records `audit`; null, recording nothing, without such an account. */
   updateAccountAudited(id: string, change: AccountChange, audit: NewAuditEvent): Promise<Account | null>;
   /** Applies the change (as `updateModel`) and records what `audit` makes of the result; null, recording nothing, without such a model. */
