@@ -1,3 +1,5 @@
+import { readFileSync } from "node:fs";
+import { userInfo } from "node:os";
 import { loadConfig, type Config, type ConfigOverrides } from "../config.ts";
 import type { Store } from "../core/ports.ts";
 import { openDatabase, type Database } from "../db/database.ts";
@@ -6,6 +8,33 @@ import { secretsAtStart } from "../db/secrets-at-rest.ts";
 import { createStore } from "../db/store/index.ts";
 import { deploymentKey } from "../server/secret-key.ts";
 import { CliError } from "./output.ts";
+
+/** The name /etc/passwd gives this process's uid, if it has one. */
+function passwdName(): string | undefined {
+  try {
+    const uid = String(process.getuid?.());
+    return readFileSync("/etc/passwd", "utf8").split("\n").map((line) => line.split(":")).find((entry) => entry[2] === uid)?.[0];
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Who acts, as every audit event of the CLI names it: `cli`, with the operating-system user
+ * that ran the command: os.userInfo(), else $USER or $LOGNAME, else the uid's entry in
+ * /etc/passwd. (Bun's userInfo() answers $USER, or "unknown" without it.)
+ */
+export function cliActor(env: Record<string, string | undefined> = process.env): string {
+  let name: string | undefined;
+  try {
+    name = userInfo().username;
+  } catch {
+    // No password entry for this uid (a container's arbitrary uid): the fallbacks below.
+  }
+  if (name === "unknown") name = undefined;
+  name ||= env.USER || env.LOGNAME || passwdName() || `uid ${process.getuid?.() ?? "unknown"}`;
+  return `cli (OS user ${name})`;
+}
 
 interface CliContext {
   config: Config;

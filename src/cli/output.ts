@@ -1,4 +1,5 @@
 import Table from "cli-table3";
+import { formatUsd, type Nanos } from "../core/money.ts";
 
 export class CliError extends Error {
   override name = "CliError";
@@ -10,6 +11,16 @@ export class CliError extends Error {
 export interface Output {
   json: boolean;
 }
+
+/**
+ * An amount of money as every CLI command prints it, in text and in --json: exact, to the
+ * nano-USD the ledger keeps (9 places), as `credits show` does. Rounding to fewer places would
+ * show an operator a balance or a limit that is not the one the gateway enforces.
+ */
+export const exactUsd = (amount: Nanos): string => formatUsd(amount, 9);
+
+/** `exactUsd`, or null for an unset amount (a key without a limit). */
+export const exactUsdOrNull = (amount: Nanos | null): string | null => (amount === null ? null : exactUsd(amount));
 
 // JSON output turns bigints (nano-USD) into strings; commands format money themselves.
 const replacer = (_key: string, value: unknown) => (typeof value === "bigint" ? value.toString() : value);

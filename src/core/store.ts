@@ -1,3 +1,4 @@
+import type { NewAuditEvent } from "./accounts/audit.ts";
 import type { Account, ApiKey, KeyKind } from "./entities.ts";
 import type { Model } from "./catalog.ts";
 import type { Caller } from "./keys/auth.ts";
@@ -41,6 +42,8 @@ export interface NewAccount {
   /** Made an operator at creation (`gateway users create --admin`). */
   isAdmin?: boolean;
   now: number;
+  /** Audit events of the creation, recorded in its transaction (the CLI's): given the new account's id. */
+  audit?: (accountId: string) => NewAuditEvent[];
 }
 
 export interface Credit {

@@ -49,7 +49,7 @@ describeEachDialect("the admin CLI, beside a running server on the same database
       const created = await cliJson("users", "create", "--email", email.toUpperCase(), "--password", "operator-set pw", "--credits", "12.5");
       expect(created).toEqual({
         id: expect.any(String), email: email.toLowerCase(), state: "active", emailVerified: true, twoFactor: false, admin: false,
-        balanceUsd: "12.500000", reservedUsd: "0.000000", createdAt: expect.stringMatching(/Z$/),
+        balanceUsd: "12.500000000", reservedUsd: "0.000000000", createdAt: expect.stringMatching(/Z$/),
       });
       const user = await logInUser(server.url, email.toLowerCase(), "operator-set pw");
       expect((await readJson(await user.send("GET", "/account"))).balanceUsd).toBe("12.500000");
@@ -59,7 +59,7 @@ describeEachDialect("the admin CLI, beside a running server on the same database
       const email = uniqueEmail("nopw");
       const run = await cli("users", "create", "--email", email);
       expect(run.code).toBe(0);
-      expect(run.stdout.trim()).toBe(`created ${email} with 0.000000 USD`);
+      expect(run.stdout.trim()).toBe(`created ${email} with 0.000000000 USD`);
       const login = await request(server.url, "POST", "/auth/login", { email, password: "anything at all" });
       expect(login.status).toBe(401);
     });
@@ -69,10 +69,10 @@ describeEachDialect("the admin CLI, beside a running server on the same database
       [["--email", "alice\u200b@example.com"], "email must not contain invisible or formatting characters"],
       [["--email", "\u0430lice@example.com"], "email must not mix scripts (such as Latin and Cyrillic) in one part"],
       [["--email", "x@example.com", "--password", "short"], "password must be at least 10 characters"],
-      [["--email", "y@example.com", "--credits", "-1"], '--credits must be a non-negative USD amount (got "-1")'],
-      [["--email", "z@example.com", "--credits", "lots"], '--credits must be a non-negative USD amount (got "lots")'],
-      [["--email", "h@example.com", "--credits", "0x10"], '--credits must be a non-negative USD amount (got "0x10")'],
-      [["--email", "e@example.com", "--credits", "1e3"], '--credits must be a non-negative USD amount (got "1e3")'],
+      [["--email", "y@example.com", "--credits", "-1"], '--credits must be a USD amount from 0 to 1000000 (got "-1")'],
+      [["--email", "z@example.com", "--credits", "lots"], '--credits must be a USD amount from 0 to 1000000 (got "lots")'],
+      [["--email", "h@example.com", "--credits", "0x10"], '--credits must be a USD amount from 0 to 1000000 (got "0x10")'],
+      [["--email", "e@example.com", "--credits", "1e3"], '--credits must be a USD amount from 0 to 1000000 (got "1e3")'],
     ])("create %p fails with exit 1", async (args, message) => {
       await refused(["users", "create", ...args], message);
     });
@@ -85,9 +85,9 @@ describeEachDialect("the admin CLI, beside a running server on the same database
     test("list shows every account, as JSON and as a table", async () => {
       const email = await newUser("3");
       const listed = (await cliJson("users", "list")) as { email: string; balanceUsd: string }[];
-      expect(listed.find((u) => u.email === email)?.balanceUsd).toBe("3.000000");
+      expect(listed.find((u) => u.email === email)?.balanceUsd).toBe("3.000000000");
       const table = await cli("users", "list");
-      expect(table.stdout).toMatch(new RegExp(`${email.replaceAll(".", "\\.")}\\s*│\\s*active\\s*│\\s*│\\s*3\\.000000`));
+      expect(table.stdout).toMatch(new RegExp(`${email.replaceAll(".", "\\.")}\\s*│\\s*active\\s*│\\s*│\\s*3\\.000000000`));
     });
 
     test("ban refuses sign-in on the running server at once; unban lifts it", async () => {
@@ -104,7 +104,7 @@ describeEachDialect("the admin CLI, beside a running server on the same database
       const email = await newUser("2");
       const session = await logInUser(server.url, email, "operator-set pw");
       const deleted = await cliJson("users", "delete", email);
-      expect(deleted).toMatchObject({ email, state: "deleted", balanceUsd: "2.000000" });
+      expect(deleted).toMatchObject({ email, state: "deleted", balanceUsd: "2.000000000" });
       expect((await session.send("GET", "/account")).status).toBe(404);
       expect((await cliJson("credits", "show", "--email", email)).balanceUsd).toBe("2.000000000");
     });
@@ -131,10 +131,10 @@ describeEachDialect("the admin CLI, beside a running server on the same database
     test("grant adds credits, a negative grant is an adjustment, and show reconciles with the ledger", async () => {
       const email = await newUser("1");
       expect(await cliJson("credits", "grant", "--email", email, "--usd", "7.5", "--note", "goodwill")).toEqual({
-        email, kind: "grant", amountUsd: "7.500000000", balanceUsd: "8.500000",
+        email, kind: "grant", amountUsd: "7.500000000", balanceUsd: "8.500000000",
       });
       expect((await cli("credits", "grant", "--email", email, "--usd", "-0.25")).stdout.trim()).toBe(
-        `adjustment of -0.250000000 USD to ${email}; balance 8.250000 USD`,
+        `adjustment of -0.250000000 USD to ${email}; balance 8.250000000 USD`,
       );
       expect(await cliJson("credits", "show", "--email", email)).toEqual({
         email, balanceUsd: "8.250000000", reservedUsd: "0.000000000", availableUsd: "8.250000000", ledgerSumUsd: "8.250000000",
@@ -177,10 +177,14 @@ describeEachDialect("the admin CLI, beside a running server on the same database
       const fromCli = await cliJson("keys", "list", "--email", email);
       const session = await logInUser(server.url, email, "operator-set pw");
       const fromServer = (await readJson(await session.send("GET", "/keys/generate"))).keys;
-      expect(fromCli).toEqual(fromServer);
+      // The API's records, field for field; the CLI prints their money to the nano-USD.
+      const exact = (amount: string | null) => (amount === null ? null : amount.padEnd(amount.indexOf(".") + 10, "0"));
+      expect(fromCli).toEqual(fromServer.map((k: Record<string, string | null>) => ({
+        ...k, creditLimitUsd: exact(k.creditLimitUsd!), rateLimitUsdPerHour: exact(k.rateLimitUsdPerHour!), total_spend_usd: exact(k.total_spend_usd!),
+      })));
       expect(fromCli[1]).toMatchObject({
         name: "ci", prefix: secret!.slice(0, 10), status: "active", expiresAt: "2031-01-01T00:00:00.000Z",
-        creditLimitUsd: "25.000000", rateLimitUsdPerHour: "1.50", rateLimitRequestsPerHour: 100,
+        creditLimitUsd: "25.000000000", rateLimitUsdPerHour: "1.500000000", rateLimitRequestsPerHour: 100,
       });
       expect(JSON.stringify(fromCli)).not.toContain(secret);
       expect((await cli("keys", "list", "--email", email)).stdout).toMatch(/ci\s*│\s*gw-\w{7}\s*│\s*active/);
@@ -197,7 +201,7 @@ describeEachDialect("the admin CLI, beside a running server on the same database
       const email = await newUser();
       const { id } = await cliJson("keys", "create", "--email", email, "--credit-limit", "5", "--usd-per-hour", "2");
       const updated = await cliJson("keys", "update", id, "--name", "renamed", "--credit-limit", "none", "--requests-per-hour", "20");
-      expect(updated).toMatchObject({ id, name: "renamed", creditLimitUsd: null, rateLimitUsdPerHour: "2.00", rateLimitRequestsPerHour: 20 });
+      expect(updated).toMatchObject({ id, name: "renamed", creditLimitUsd: null, rateLimitUsdPerHour: "2.000000000", rateLimitRequestsPerHour: 20 });
       expect((await cli("keys", "update", id, "--expires", "none")).stdout.trim()).toBe(`key ${id} updated`);
     });
 
@@ -225,7 +229,7 @@ describeEachDialect("the admin CLI, beside a running server on the same database
       });
       const keys = await cliJson("keys", "list", "--email", email);
       expect(keys.map((k: { id: string; status: string }) => [k.id, k.status])).toEqual([[rotated.id, "active"], [id, "revoked"]]);
-      expect(keys[0]).toMatchObject({ name: "prod", creditLimitUsd: "9.000000", rateLimitRequestsPerHour: 7 });
+      expect(keys[0]).toMatchObject({ name: "prod", creditLimitUsd: "9.000000000", rateLimitRequestsPerHour: 7 });
       await refused(["keys", "rotate", id], "Key not found or already revoked");
     });
 

@@ -11,7 +11,7 @@ setDefaultTimeout(30_000);
 describeEachDialect("the CLI's account security commands", (dialect) => {
   let testDb: TestDatabase;
   let server: ServeProcess;
-  const env = () => ({ DATABASE_URL: testDb.url });
+  const env = () => ({ DATABASE_URL: testDb.url, USER: "ops-alice" });
   const cli = (...args: string[]) => runGateway(args, env());
   const cliJson = (...args: string[]) => runGatewayJson(args, env());
 
@@ -56,7 +56,7 @@ describeEachDialect("the CLI's account security commands", (dialect) => {
       ["key_revoked", null], ["key_rotated", null], ["key_created", null], ["unbanned", null], ["banned", null],
       ["credits_granted", null], ["signup", "127.0.0.1"],
     ]);
-    expect(audit.events[5].detail).toBe("grant of 25.000000000 USD by the operator: support ticket 42");
+    expect(audit.events[5].detail).toBe(`grant of 25.000000000 USD by cli (OS user ops-alice): support ticket 42`);
     // The owner sees the same events.
     const own = await readJson(await user.send("GET", "/account/audit"));
     expect(own.events.map((e: { type: string }) => e.type)).toEqual(audit.events.map((e: { type: string }) => e.type));

@@ -58,8 +58,8 @@ describeEachDialect("gateway purchases list, after buying through the compiled s
     expect(run.code).toBe(0);
     const paid = { status: "paid", createdAt: expect.stringMatching(ISO), paidAt: expect.stringMatching(ISO) };
     expect(byPack(run.stdout)).toEqual([
-      { sessionId: sessions.pro!, pack: "pro", priceUsd: "50", creditsUsd: "60.00", ...paid },
-      { sessionId: sessions.team!, pack: "team", priceUsd: "100", creditsUsd: "120.00", ...paid },
+      { sessionId: sessions.pro!, pack: "pro", priceUsd: "50", creditsUsd: "60.000000000", ...paid },
+      { sessionId: sessions.team!, pack: "team", priceUsd: "100", creditsUsd: "120.000000000", ...paid },
     ]);
   });
 
@@ -76,8 +76,8 @@ describeEachDialect("gateway purchases list, after buying through the compiled s
     const run = await cli("purchases", "list", "--email", buyer.email.toUpperCase());
     expect(run.code).toBe(0);
     const lines = run.stdout.trim().split("\n");
-    expect(lines[1]).toMatch(/checkout session\s+│ pack\s+│ price USD │ credits USD │ status │ created\s+│ paid/);
-    expect(lines.filter((l) => l.includes(sessions.team!))).toEqual([expect.stringMatching(/│ team\s+│ 100\s+│ 120\.00\s+│ paid/)]);
+    expect(lines[1]).toMatch(/checkout session\s+│ pack\s+│ price USD │ credits USD\s+│ status │ created\s+│ paid/);
+    expect(lines.filter((l) => l.includes(sessions.team!))).toEqual([expect.stringMatching(/│ team\s+│ 100\s+│ 120\.000000000\s+│ paid/)]);
     expect(lines.filter((l) => l.includes(sessions.pro!))).toHaveLength(1);
     expect(run.stdout).not.toContain(sessions.builder!);
   });

@@ -1,8 +1,20 @@
 import type { Command } from "commander";
-import { formatUsd, nanos } from "../../core/money.ts";
-import { withStore } from "../context.ts";
-import { printRecords, printResult, type Output } from "../output.ts";
+import { parseGrant } from "../../core/admin/rules.ts";
+import { isAppError } from "../../core/errors.ts";
+import { nanos } from "../../core/money.ts";
+import { cliActor, withStore } from "../context.ts";
+import { CliError, exactUsd, printRecords, printResult, type Output } from "../output.ts";
 import { requireAccount, usdFlag } from "../args.ts";
+
+/** The console's rules for a grant (at most 1,000,000 USD either way, the note's length), its refusals naming the flags. */
+function consoleGrant(usd: string, note: string) {
+  try {
+    return parseGrant({ usd, note });
+  } catch (error) {
+    if (isAppError(error)) throw new CliError(error.message.replace(/^usd /, "--usd ").replace(/^note /, "--note "));
+    throw error;
+  }
+}
 
 export function registerCredits(program: Command, output: () => Output): void {
   const credits = program.command("credits").description("an account's credits: grant, show");
@@ -13,23 +25,27 @@ export function registerCredits(program: Command, output: () => Output): void {
     .requiredOption("--email <email>", "the account's e-mail")
     .requiredOption("--usd <amount>", "USD to add, e.g. 25 or -2.50")
     .option("--note <text>", "why, kept in the ledger")
-    .action(async (opts: { email: string; usd: string; note?: string }) => {
-      const amount = usdFlag("--usd", opts.usd, (value) => value !== 0n, "a non-zero USD amount", true);
+    .option("--allow-negative", "let an adjustment take the balance below zero")
+    .action(async (opts: { email: string; usd: string; note?: string; allowNegative?: boolean }) => {
+      usdFlag("--usd", opts.usd, (value) => value !== 0n, "a non-zero USD amount", true);
+      const { amount, kind, note } = consoleGrant(opts.usd, opts.note ?? "granted by the operator");
       await withStore({}, async ({ store }) => {
         const account = await requireAccount(store, opts.email);
-        const kind = amount > 0n ? "grant" : "adjustment";
-        const note = opts.note ?? "granted by the operator";
         const now = Date.now();
-        const result = await store.addCredit({ accountId: account.id, amount, kind, note, now });
-        await store.recordAudit({
+        // The balance check, the ledger entry and its audit event are one transaction.
+        const result = await store.addCreditAudited({ accountId: account.id, amount, kind, note, now }, {
           accountId: account.id, type: "credits_granted", ip: null, at: now,
-          detail: `${kind} of ${formatUsd(amount, 9)} USD by the operator: ${note}`,
-        });
-        const balanceUsd = formatUsd(result?.balance ?? account.balance, 6);
+          detail: `${kind} of ${exactUsd(amount)} USD by ${cliActor()}: ${note}`,
+        }, { keepNonNegative: opts.allowNegative !== true });
+        if (result?.refused) {
+          throw new CliError(`an adjustment of ${exactUsd(amount)} USD would take the balance of ${exactUsd(result.balance)} USD below zero `
+            + "(--allow-negative to do it anyway); nothing was changed");
+        }
+        const balanceUsd = exactUsd(result?.balance ?? account.balance);
         printResult(
           output(),
-          { email: account.email, kind, amountUsd: formatUsd(amount, 9), balanceUsd },
-          `${kind} of ${formatUsd(amount, 9)} USD to ${account.email}; balance ${balanceUsd} USD`,
+          { email: account.email, kind, amountUsd: exactUsd(amount), balanceUsd },
+          `${kind} of ${exactUsd(amount)} USD to ${account.email}; balance ${balanceUsd} USD`,
         );
       });
     });
@@ -43,10 +59,10 @@ export function registerCredits(program: Command, output: () => Output): void {
         const account = await requireAccount(store, opts.email);
         const view = {
           email: account.email,
-          balanceUsd: formatUsd(account.balance, 9),
-          reservedUsd: formatUsd(account.reserved, 9),
-          availableUsd: formatUsd(nanos(account.balance - account.reserved), 9),
-          ledgerSumUsd: formatUsd(await store.ledgerSum(account.id), 9),
+          balanceUsd: exactUsd(account.balance),
+          reservedUsd: exactUsd(account.reserved),
+          availableUsd: exactUsd(nanos(account.balance - account.reserved)),
+          ledgerSumUsd: exactUsd(await store.ledgerSum(account.id)),
         };
         if (output().json) return printResult(output(), view, "");
         printRecords(output(), [view], {

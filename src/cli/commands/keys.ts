@@ -5,8 +5,8 @@ import {
 } from "../../core/keys/rules.ts";
 import type { ApiKey } from "../../core/store.ts";
 import type { Store } from "../../core/ports.ts";
-import { withStore } from "../context.ts";
-import { CliError, printRecords, printResult, type Output } from "../output.ts";
+import { cliActor, withStore } from "../context.ts";
+import { CliError, exactUsd, exactUsdOrNull, printRecords, printResult, type Output } from "../output.ts";
 import { readUsd } from "../../core/money.ts";
 import { requireAccount } from "../args.ts";
 
@@ -21,8 +21,16 @@ interface KeyFlags {
   management?: boolean;
 }
 
-/** The CLI acts as the operator: audit events carry no IP. */
-const OPERATOR = { ip: null };
+/** The CLI acts as the operator: audit events carry no IP, and name `cli` and the OS user. */
+const operator = () => ({ ip: null, operator: cliActor() });
+
+/** A key as `GET /keys` lists it, its money exact (`exactUsd`) rather than at the API's places. */
+const keyRecord = (key: ApiKey, now: number) => ({
+  ...keyListView(key, now),
+  creditLimitUsd: exactUsdOrNull(key.creditLimit),
+  rateLimitUsdPerHour: exactUsdOrNull(key.usdPerHour),
+  total_spend_usd: exactUsd(key.totalSpend),
+});
 
 const FLAG_OF: Record<KeyField | "management", string> = {
   name: "--name",
@@ -74,6 +82,17 @@ async function requireKey(store: Store, id: string): Promise<ApiKey> {
   return key;
 }
 
+/** Applies a key change and audits it as `key_updated`, naming what changed. */
+async function updateKey(store: Store, id: string, change: Parameters<Store["updateKey"]>[2], now: number): Promise<ApiKey> {
+  const key = await store.updateKey((await requireKey(store, id)).accountId, id, change);
+  if (!key) throw new CliError(`no key with id "${id}"`);
+  await store.recordAudit({
+    accountId: key.accountId, type: "key_updated", ip: null, at: now,
+    detail: `"${key.name}" (${key.prefix}…): ${Object.keys(change).join(", ")} by ${cliActor()}`,
+  });
+  return key;
+}
+
 const limitFlags = (command: Command, clearable: boolean): Command => {
   const clear = clearable ? `; "${CLEAR}" clears it` : "";
   return command
@@ -100,7 +119,7 @@ export function registerKeys(program: Command, output: () => Output): void {
         const fields = accepted(parseNewKey(request, now));
         const kind = accepted(parseKeyKind(request, fields));
         accepted(await knownModels(fields.allowedModels, store));
-        const { key, secret } = await issueKey(store, { accountId: account.id, fields, kind, origin: "cli", now, ip: OPERATOR.ip });
+        const { key, secret } = await issueKey(store, { accountId: account.id, fields, kind, origin: "cli", now, ...operator() });
         const created = { id: key.id, ...keyCreatedView(key, secret) };
         printResult(output(), created, `${secret}\nkey ${key.id} ("${key.name}") for ${account.email}. ${created.message}`);
       }),
@@ -114,7 +133,7 @@ export function registerKeys(program: Command, output: () => Output): void {
       withStore({}, async ({ store }) => {
         const account = await requireAccount(store, opts.email);
         const now = Date.now();
-        printRecords(output(), (await store.listKeys(account.id)).map((key) => keyListView(key, now)), {
+        printRecords(output(), (await store.listKeys(account.id)).map((key) => keyRecord(key, now)), {
           id: (k) => k.id,
           name: (k) => k.name,
           prefix: (k) => k.prefix,
@@ -137,7 +156,7 @@ export function registerKeys(program: Command, output: () => Output): void {
     .action(async (id: string) =>
       withStore({}, async ({ store }) => {
         const old = await requireKey(store, id);
-        const { key, secret } = await rotateKey(store, old.accountId, id, Date.now(), OPERATOR);
+        const { key, secret } = await rotateKey(store, old.accountId, id, Date.now(), operator());
         printResult(output(), { id: key.id, key: secret, message: KEY_ROTATED }, `${secret}\nkey ${id} revoked; replacement ${key.id}. ${KEY_ROTATED}`);
       }),
     );
@@ -148,9 +167,9 @@ export function registerKeys(program: Command, output: () => Output): void {
     .action(async (id: string) =>
       withStore({}, async ({ store }) => {
         const now = Date.now();
-        const key = await revokeKey(store, (await requireKey(store, id)).accountId, id, now, OPERATOR);
+        const key = await revokeKey(store, (await requireKey(store, id)).accountId, id, now, operator());
         if (!key) throw new CliError(`key ${id} is already revoked`);
-        printResult(output(), keyListView(key, now), `key ${id} revoked`);
+        printResult(output(), keyRecord(key, now), `key ${id} revoked`);
       }),
     );
 
@@ -160,9 +179,8 @@ export function registerKeys(program: Command, output: () => Output): void {
         const now = Date.now();
         const change = accepted(parseKeyChange(asRequestFields(opts), now));
         accepted(await knownModels(change.allowedModels, store));
-        const key = await store.updateKey((await requireKey(store, id)).accountId, id, change);
-        if (!key) throw new CliError(`no key with id "${id}"`);
-        printResult(output(), keyListView(key, now), `key ${id} updated`);
+        const key = await updateKey(store, id, change, now);
+        printResult(output(), keyRecord(key, now), `key ${id} updated`);
       }),
     );
 }

@@ -1,29 +1,45 @@
 import type { Command } from "commander";
 import type { Model } from "../../core/catalog.ts";
-import { formatUsd, parseUsd } from "../../core/money.ts";
+import { parseModelChange } from "../../core/admin/rules.ts";
+import { isAppError } from "../../core/errors.ts";
 import type { ModelChange } from "../../core/store.ts";
-import { withStore } from "../context.ts";
-import { CliError, printRecords, printResult, type Output } from "../output.ts";
+import { cliActor, withStore } from "../context.ts";
+import { CLI_AUDIT_ACCOUNT } from "../../core/accounts/audit.ts";
+import { describeModelChange } from "../../core/admin/actions.ts";
+import { CliError, exactUsd, printRecords, printResult, type Output } from "../output.ts";
 
 const view = (m: Model) => ({
   id: m.id,
   provider: m.provider,
   category: m.category,
   contextWindow: m.contextWindow,
-  inputPerMillionUsd: formatUsd(m.inputPerMTok, 4),
-  outputPerMillionUsd: formatUsd(m.outputPerMTok, 4),
+  inputPerMillionUsd: exactUsd(m.inputPerMTok),
+  outputPerMillionUsd: exactUsd(m.outputPerMTok),
   // The price cached prompt tokens are charged at; the input price unless the operator set one.
-  cachedInputPerMillionUsd: formatUsd(m.cachedInputPerMTok ?? m.inputPerMTok, 4),
+  cachedInputPerMillionUsd: exactUsd(m.cachedInputPerMTok ?? m.inputPerMTok),
   upstreamModel: m.upstreamModel,
   maxOutputTokens: m.maxOutputTokens,
   enabled: m.enabled,
 });
 
-const usdOption = (flag: string, raw: string) => {
-  const value = parseUsd(raw);
-  if (value === null) throw new CliError(`${flag} must be a non-negative USD amount (got "${raw}")`);
-  return value;
-};
+const FLAG_OF: Record<string, string> = { inputPerMillionUsd: "--input", outputPerMillionUsd: "--output", cachedInputPerMillionUsd: "--cached-input" };
+
+/**
+ * A reprice by the console's rules (`parseModelChange`): prices from 0 to 10,000 USD per 1M
+ * tokens, in the catalog's step of 0.0001 (what `GET /models` shows is what is charged). A finer
+ * price is refused, naming the step, rather than stored rounded.
+ */
+function consoleReprice(body: Record<string, string | null | undefined>): ModelChange {
+  try {
+    return parseModelChange(body);
+  } catch (error) {
+    if (!isAppError(error)) throw error;
+    const [field = "", ...rest] = error.message.split(" ");
+    const message = `${FLAG_OF[field] ?? field} ${rest.join(" ")}`;
+    const step = /decimal places/.test(message) ? ": catalog prices go in steps of 0.0001 USD per 1M tokens" : "";
+    throw new CliError(`${message}${step} (got "${body[field]}")`);
+  }
+}
 
 export function registerModels(program: Command, output: () => Output): void {
   const models = program.command("models").description("the model catalog: list, enable, disable, price");
@@ -50,7 +66,10 @@ export function registerModels(program: Command, output: () => Output): void {
 
   const change = async (id: string, patch: ModelChange, verb: string) =>
     withStore({}, async ({ store }) => {
-      const model = await store.updateModel(id, patch);
+      // Audited in the change's transaction, as the console's edits are; the CLI is no account.
+      const model = await store.updateModelAudited(id, patch, (updated) => ({
+        accountId: CLI_AUDIT_ACCOUNT, type: "model_updated", ip: null, at: Date.now(), detail: `${updated.id}: ${describeModelChange(patch)} by ${cliActor()}`,
+      }));
       if (!model) throw new CliError(`no model "${id}" in the catalog (see: gateway models list)`);
       printResult(output(), view(model), `${model.id} ${verb}`);
     });
@@ -64,12 +83,10 @@ export function registerModels(program: Command, output: () => Output): void {
     .requiredOption("--output <usd>", "USD per 1M output tokens")
     .option("--cached-input <usd>", 'USD per 1M cached input tokens ("none": the input price)')
     .action((id: string, opts: { input: string; output: string; cachedInput?: string }) =>
-      change(id, {
-        inputPerMTok: usdOption("--input", opts.input),
-        outputPerMTok: usdOption("--output", opts.output),
-        ...(opts.cachedInput === undefined
-          ? {}
-          : { cachedInputPerMTok: opts.cachedInput === "none" ? null : usdOption("--cached-input", opts.cachedInput) }),
-      }, "repriced"),
+      change(id, consoleReprice({
+        inputPerMillionUsd: opts.input,
+        outputPerMillionUsd: opts.output,
+        cachedInputPerMillionUsd: opts.cachedInput === "none" ? null : opts.cachedInput,
+      }), "repriced"),
     );
 }

@@ -1,9 +1,8 @@
 import type { Command } from "commander";
 import type { CheckoutRecord } from "../../core/checkout/sessions.ts";
-import { formatUsd } from "../../core/money.ts";
 import { CREDIT_PACKS, isPackId } from "../../core/checkout/packs.ts";
 import { withStore } from "../context.ts";
-import { printRecords, type Output } from "../output.ts";
+import { exactUsd, printRecords, type Output } from "../output.ts";
 import { requireAccount } from "../args.ts";
 
 const iso = (time: number | null) => (time === null ? null : new Date(time).toISOString());
@@ -12,7 +11,7 @@ const purchaseView = (c: CheckoutRecord) => ({
   sessionId: c.id,
   pack: c.packId,
   priceUsd: isPackId(c.packId) ? CREDIT_PACKS[c.packId].priceUsd : null,
-  creditsUsd: formatUsd(c.credits, 2),
+  creditsUsd: exactUsd(c.credits),
   status: c.status,
   createdAt: iso(c.createdAt),
   paidAt: iso(c.paidAt),

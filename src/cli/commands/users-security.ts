@@ -1,9 +1,8 @@
 import type { Command } from "commander";
 import { auditPage, parseAuditPage } from "../../core/accounts/audit.ts";
 import { freeCreditOffer } from "../../core/accounts/sign-in.ts";
-import { formatUsd } from "../../core/money.ts";
 import { withStore } from "../context.ts";
-import { CliError, printRecords, printResult, type Output } from "../output.ts";
+import { CliError, exactUsd, printRecords, printResult, type Output } from "../output.ts";
 import { requireAccount } from "../args.ts";
 
 /** `users verify E` and `users audit E`: the operator's side of e-mail verification and the audit log. */
@@ -18,7 +17,7 @@ export function registerAccountSecurity(users: Command, output: () => Output): v
         const policy = { amount: config.freeCredits, perIpPerDay: config.freeCreditsPerIpPerDay };
         const verified = await store.verifyAccount(account.id, { offer: (a) => freeCreditOffer(a, policy, now), now });
         if (!verified) throw new CliError(`no account with e-mail "${email}"`);
-        const credits = verified.freeCreditsGranted ? `; free credits granted, balance ${formatUsd(verified.account.balance, 6)} USD` : "";
+        const credits = verified.freeCreditsGranted ? `; free credits granted, balance ${exactUsd(verified.account.balance)} USD` : "";
         printResult(
           output(),
           { email: verified.account.email, emailVerified: true, freeCreditsGranted: verified.freeCreditsGranted },

@@ -1,13 +1,15 @@
 import type { Command } from "commander";
 import { accountState } from "../../core/accounts/state.ts";
 import { hashPassword, parseNewEmail, parsePassword } from "../../core/accounts/sign-in.ts";
-import { formatUsd } from "../../core/money.ts";
 import type { Account, AccountChange } from "../../core/store.ts";
+import type { AuditEventType, NewAuditEvent } from "../../core/accounts/audit.ts";
+import { NANOS_PER_USD, type Nanos } from "../../core/money.ts";
+import { MAX_GRANT_USD } from "../../core/admin/rules.ts";
 import { requireAccount, usdFlag } from "../args.ts";
-import { withStore } from "../context.ts";
+import { cliActor, withStore } from "../context.ts";
 import { readPassword } from "../password.ts";
 import { registerAccountSecurity } from "./users-security.ts";
-import { CliError, printRecords, printResult, type Output } from "../output.ts";
+import { CliError, exactUsd, printRecords, printResult, type Output } from "../output.ts";
 
 const userView = (a: Account) => ({
   id: a.id,
@@ -16,10 +18,18 @@ const userView = (a: Account) => ({
   emailVerified: a.emailVerifiedAt !== null,
   twoFactor: a.totpEnabledAt !== null,
   admin: a.isAdmin,
-  balanceUsd: formatUsd(a.balance, 6),
-  reservedUsd: formatUsd(a.reserved, 6),
+  balanceUsd: exactUsd(a.balance),
+  reservedUsd: exactUsd(a.reserved),
   createdAt: new Date(a.createdAt).toISOString(),
 });
+
+/** What `users create` records: the account, by whom and as what, and the credits it was given. */
+function creationAudit(accountId: string, credits: Nanos, admin: boolean, at: number, note: string): NewAuditEvent[] {
+  const by = `by ${cliActor()}`;
+  const made: NewAuditEvent = { accountId, type: "account_created", ip: null, at, detail: `${admin ? "operator " : ""}${by}` };
+  if (credits === 0n) return [made];
+  return [made, { accountId, type: "credits_granted", ip: null, at, detail: `grant of ${exactUsd(credits)} USD ${by}: ${note}` }];
+}
 
 export function registerUsers(program: Command, output: () => Output): void {
   const users = program.command("users").description("accounts: create, list, ban, unban, delete, verify, audit, promote, demote");
@@ -36,14 +46,17 @@ export function registerUsers(program: Command, output: () => Output): void {
       const email = parseNewEmail(opts.email);
       const password = await readPassword(opts);
       const passwordHash = password === undefined ? null : await hashPassword(parsePassword(password));
-      const credits = usdFlag("--credits", opts.credits, (amount) => amount >= 0n, "a non-negative USD amount");
+      const credits = usdFlag("--credits", opts.credits, (amount) => amount >= 0n && amount <= MAX_GRANT_USD * NANOS_PER_USD,
+        `a USD amount from 0 to ${MAX_GRANT_USD}`);
       await withStore({}, async ({ store }) => {
+        const note = "granted by the operator at creation";
+        const now = Date.now();
         const account = await store.createAccount({
-          email, passwordHash, initialCredits: { amount: credits, note: "granted by the operator at creation" },
-          isAdmin: opts.admin === true, now: Date.now(),
+          email, passwordHash, initialCredits: { amount: credits, note }, isAdmin: opts.admin === true, now,
+          audit: (accountId) => creationAudit(accountId, credits, opts.admin === true, now, note),
         });
         if (!account) throw new CliError(`an account with e-mail "${email}" already exists`);
-        printResult(output(), userView(account), `created ${email} with ${formatUsd(account.balance, 6)} USD`);
+        printResult(output(), userView(account), `created ${email} with ${exactUsd(account.balance)} USD`);
       });
     });
 
@@ -65,15 +78,16 @@ export function registerUsers(program: Command, output: () => Output): void {
       }),
     );
 
-  // Each change keeps an earlier ban or deletion time rather than moving it. Bans are audited.
-  const change = (verb: string, patch: (account: Account, now: number) => AccountChange, audit?: "banned" | "unbanned") =>
+  // Each change keeps an earlier ban or deletion time rather than moving it. The change and its
+  // audit event are one transaction: none goes unrecorded.
+  const change = (verb: string, patch: (account: Account, now: number) => AccountChange, type: AuditEventType) =>
     async (email: string) =>
       withStore({}, async ({ store }) => {
         const account = await requireAccount(store, email);
         const now = Date.now();
-        const updated = await store.updateAccount(account.id, patch(account, now));
+        const audit = { accountId: account.id, type, ip: null, detail: `by ${cliActor()}`, at: now };
+        const updated = await store.updateAccountAudited(account.id, patch(account, now), audit);
         if (!updated) throw new CliError(`no account with e-mail "${email}"`);
-        if (audit) await store.recordAudit({ accountId: account.id, type: audit, ip: null, detail: "by the operator", at: now });
         printResult(output(), userView(updated), `${updated.email} ${verb}`);
       });
 
@@ -82,10 +96,10 @@ export function registerUsers(program: Command, output: () => Output): void {
   users.command("unban <email>").description("lift a ban")
     .action(change("unbanned", () => ({ bannedAt: null }), "unbanned"));
   users.command("delete <email>").description("mark the account deleted; nothing is erased")
-    .action(change("deleted", (a, now) => ({ deletedAt: a.deletedAt ?? now })));
+    .action(change("deleted", (a, now) => ({ deletedAt: a.deletedAt ?? now }), "account_deleted"));
   registerAccountSecurity(users, output);
   users.command("promote <email>").description("make the account an operator (the console at /dashboard/admin)")
-    .action(change("promoted to operator", () => ({ isAdmin: true })));
+    .action(change("promoted to operator", () => ({ isAdmin: true }), "promoted"));
   users.command("demote <email>").description("take the operator role away")
-    .action(change("demoted", () => ({ isAdmin: false })));
+    .action(change("demoted", () => ({ isAdmin: false }), "demoted"));
 }

@@ -16,9 +16,15 @@ export const AUDIT_EVENT_TYPES = [
   "key_created",
   "key_rotated",
   "key_revoked",
+  "key_updated",
   "credits_granted",
   "banned",
   "unbanned",
+  // The operator's CLI: an account it made, deleted, or whose operator role it gave or took.
+  "account_created",
+  "account_deleted",
+  "promoted",
+  "demoted",
   // An operator's catalog edit (enable, disable, prices), recorded on the operator's own account.
   "model_updated",
   // Organizations: recorded on the organization's account, naming who acted; a transfer also on the person's.
@@ -34,6 +40,13 @@ export const AUDIT_EVENT_TYPES = [
 ] as const;
 
 export type AuditEventType = (typeof AUDIT_EVENT_TYPES)[number];
+
+/**
+ * The account the CLI's catalog edits are recorded on. The console records them on the
+ * operator's own account; the CLI acts as no account, and an account id is a UUID, so this one
+ * is never a customer's: the events are in the operator's log (`GET /admin/audit`) only.
+ */
+export const CLI_AUDIT_ACCOUNT = "cli";
 
 /** One event as recorded. `ip` is null for events without a client (the CLI, the operator's tools). */
 export interface AuditEvent {

@@ -18,8 +18,13 @@ export interface AdminAccountStore {
   /** The e-mails of these accounts, by id; ids without an account are left out. */
   emailsOf(accountIds: string[]): Promise<Map<string, string>>;
   // An operator's writes and their audit entries, each in one transaction: no change goes unaudited.
-  /** Appends the ledger entry (as `addCredit`) and `audit`. */
-  addCreditAudited(credit: Credit, audit: NewAuditEvent): Promise<{ balance: Nanos } | null>;
+  /**
+   * Appends the ledger entry (as `addCredit`) and `audit`. With `keepNonNegative`, a debit that
+   * would take the balance below zero writes nothing and answers `refused` with the balance: the
+   * check and the entry are one transaction, so no concurrent debit slips between them.
+   */
+  addCreditAudited(credit: Credit, audit: NewAuditEvent, options?: { keepNonNegative?: boolean }):
+    Promise<{ balance: Nanos; refused?: "below_zero" } | null>;
   /** Applies the change (as `updateAccount`) and records `audit`; null, recording nothing, without such an account. */
   updateAccountAudited(id: string, change: AccountChange, audit: NewAuditEvent): Promise<Account | null>;
   /** Applies the change (as `updateModel`) and records what `audit` makes of the result; null, recording nothing, without such a model. */
@@ -122,21 +127,26 @@ export async function catalogList(store: ModelStore) {
   return { models: (await store.listModels({ includeDisabled: true })).map(catalogModelView) };
 }
 
-/**
- * `PATCH /admin/models/{id}`: enable, disable or reprice. Audited on the operator's own account
- * as `model_updated`, since a catalog change belongs to no customer account.
- */
-export async function editModel(ports: AdminPorts, act: OperatorAct, id: string, change: ModelChange) {
-  const parts = [
+/** A catalog change in words, for its audit event: "disabled, output 9.0000 USD/1M". */
+export function describeModelChange(change: ModelChange): string {
+  return [
     change.enabled === undefined ? null : change.enabled ? "enabled" : "disabled",
     change.inputPerMTok === undefined ? null : `input ${formatUsd(change.inputPerMTok, 4)} USD/1M`,
     change.outputPerMTok === undefined ? null : `output ${formatUsd(change.outputPerMTok, 4)} USD/1M`,
     change.cachedInputPerMTok === undefined ? null
       : `cached input ${change.cachedInputPerMTok === null ? "at the input price" : `${formatUsd(change.cachedInputPerMTok, 4)} USD/1M`}`,
-  ].filter((p) => p !== null);
+  ].filter((p) => p !== null).join(", ");
+}
+
+/**
+ * `PATCH /admin/models/{id}`: enable, disable or reprice. Audited on the operator's own account
+ * as `model_updated`, since a catalog change belongs to no customer account.
+ */
+export async function editModel(ports: AdminPorts, act: OperatorAct, id: string, change: ModelChange) {
+  const changed = describeModelChange(change);
   const model = CONTROL.test(id) ? null : await ports.store.updateModelAudited(id, change, (updated) => ({
     accountId: act.operator.id, type: "model_updated", ip: act.ip, at: act.now,
-    detail: `${updated.id}: ${parts.join(", ")} ${byOperator(act)}`,
+    detail: `${updated.id}: ${changed} ${byOperator(act)}`,
   }));
   if (!model) throw new AppError("not_found", "Model not found");
   return catalogModelView(model);

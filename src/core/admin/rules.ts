@@ -13,8 +13,9 @@ export const ADMIN_PAGE_SIZE = 50;
 export const ADMIN_PAGES = 200;
 const QUERY_MAX_LENGTH = 200;
 const NOTE_MAX_LENGTH = 500;
-// A grant or adjustment this large is a typo, not a business decision; the CLI can still do it.
-const MAX_GRANT_USD = 1_000_000n;
+// A grant or adjustment this large is a typo, not a business decision: the console and the CLI
+// (`credits grant`, `users create --credits`) both refuse it.
+export const MAX_GRANT_USD = 1_000_000n;
 // Sell prices above this per million tokens are a typo; stays far inside a 64-bit nano-USD.
 const MAX_PRICE_USD = 10_000n;
 

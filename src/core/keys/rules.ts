@@ -207,12 +207,13 @@ function mintKey(kind: KeyKind): { secret: string; prefix: string; hash: string 
  * Who acted on a key, for the audit log: the caller's IP (null for the operator's CLI) and,
  * when a script acted with a management key, that key.
  */
-/** Who acts on a key; `person` names the member acting in an organization. */
-export type KeyActor = { ip: string | null; managementKey?: Pick<ApiKey, "name" | "prefix">; person?: string };
+/** Who acts on a key; `person` names the member acting in an organization, `operator` the operator's CLI and its OS user. */
+export type KeyActor = { ip: string | null; managementKey?: Pick<ApiKey, "name" | "prefix">; person?: string; operator?: string };
 
 const actedBy = (actor: KeyActor): string => {
   if (actor.managementKey) return `with management key "${actor.managementKey.name}" (${actor.managementKey.prefix}…)`;
   if (actor.person) return `by ${actor.person}`;
+  if (actor.operator) return `by ${actor.operator}`;
   return actor.ip === null ? "by the operator" : "from the dashboard";
 };
 

@@ -2,11 +2,12 @@ import { and, count, desc, eq, gte, inArray, ne, sql, sum, type AnyColumn, type 
 import type { AdminAccountStore } from "../../core/admin/actions.ts";
 import type { NewAuditEvent } from "../../core/accounts/audit.ts";
 import type { AdminStatsStore, DayCredits, DayUsage, ModelUsage } from "../../core/admin/stats.ts";
-import { nanos } from "../../core/money.ts";
-import type { Account } from "../../core/store.ts";
+import { nanos, type Nanos } from "../../core/money.ts";
+import type { Account, Credit } from "../../core/store.ts";
 import type { Database } from "../database.ts";
 import { accounts, ledgerEntries, reservations, usageLogs } from "../schema/sqlite.ts";
-import { big, int, type Work } from "../sql.ts";
+import { big, first, int, type Work } from "../sql.ts";
+import type { Dialect } from "../migration-files.ts";
 import { build, query, records, utcDay } from "../typed.ts";
 import { appendLedger } from "./accounts/records.ts";
 import { usageSince } from "./billing/usage-log.ts";
@@ -20,6 +21,21 @@ function* audited<T>(work: Work<T | null>, audit: (result: T) => NewAuditEvent):
   const result = yield* work;
   if (result !== null) yield* recordAudit(audit(result));
   return result;
+}
+
+/**
+ * `appendLedger` and its audit event, refusing (writing nothing) a debit that would take the
+ * balance below zero. The account's row is locked before it is read (Postgres; SQLite's
+ * transactions are BEGIN IMMEDIATE), so the balance checked is the one the entry moves.
+ */
+function* creditKeepingNonNegative(dialect: Dialect, credit: Credit, audit: NewAuditEvent): Work<{ balance: Nanos; refused?: "below_zero" } | null> {
+  if (credit.amount < 0n) {
+    const row = yield* first(`SELECT balance_nanos FROM accounts WHERE id = ?${dialect === "postgres" ? " FOR UPDATE" : ""}`, credit.accountId);
+    if (!row) return null;
+    const balance = nanos(big(row.balance_nanos));
+    if (balance + credit.amount < 0n) return { balance, refused: "below_zero" };
+  }
+  return yield* audited(appendLedger(credit), () => audit);
 }
 
 // The operator console's reads, over every account, by UTC day where they are by day.
@@ -80,7 +96,9 @@ function* inflightByModel(): Work<{ model: string; requests: number }[]> {
 export const adminStore = (db: Database): AdminAccountStore & AdminStatsStore => ({
   searchAccounts: (text, offset, limit) => db.run(searchAccounts(text, offset, limit)),
   emailsOf: (accountIds) => db.run(emailsOf(accountIds)),
-  addCreditAudited: (credit, audit) => db.transaction(audited(appendLedger(credit), () => audit)),
+  addCreditAudited: (credit, audit, options) => db.transaction(
+    options?.keepNonNegative ? creditKeepingNonNegative(db.dialect, credit, audit) : audited(appendLedger(credit), () => audit),
+  ),
   updateAccountAudited: (id, change, audit) => db.transaction(audited(updateAccount(id, change), () => audit)),
   updateModelAudited: (id, change, audit) => db.transaction(audited(updateModel(id, change), audit)),
   creditsByDay: (since) => db.run(creditsByDay(since)),

@@ -9,6 +9,7 @@ import { build, query, records } from "../../typed.ts";
 import { ALERT_STATE_COLUMNS, followLowBalanceAlert } from "../alerts.ts";
 import { toAccount } from "../rows.ts";
 import { queueWebhookEvent } from "../webhooks.ts";
+import { recordAudit } from "./audit.ts";
 
 /** The webhook event a ledger entry of each kind sends. */
 const LEDGER_EVENTS: Partial<Record<Credit["kind"], WebhookEventType>> = { grant: "credits.granted", purchase: "purchase.completed" };
@@ -59,6 +60,7 @@ export function* createAccount(input: NewAccount): Work<Account | null> {
   if (input.initialCredits && input.initialCredits.amount > 0n) {
     yield* appendLedger({ accountId: id, amount: input.initialCredits.amount, kind: "grant", note: input.initialCredits.note, now: input.now });
   }
+  for (const event of input.audit?.(id) ?? []) yield* recordAudit(event);
   return yield* getAccount(id);
 }
 
