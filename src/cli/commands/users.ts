@@ -1,5 +1,6 @@
 import type { Command } from "commander";
 import { accountState } from "../../core/accounts/state.ts";
+import { emailSkeleton } from "../../core/accounts/email-skeleton.ts";
 import { hashPassword, parseNewEmail, parsePassword } from "../../core/accounts/sign-in.ts";
 import { formatUsd } from "../../core/money.ts";
 import type { Account, AccountChange } from "../../core/store.ts";
@@ -39,9 +40,10 @@ export function registerUsers(program: Command, output: () => Output): void {
       const credits = usdFlag("--credits", opts.credits, (amount) => amount >= 0n, "a non-negative USD amount");
       await withStore({}, async ({ store }) => {
         const account = await store.createAccount({
-          email, passwordHash, initialCredits: { amount: credits, note: "granted by the operator at creation" },
+          email, emailSkeleton: emailSkeleton(email), passwordHash, initialCredits: { amount: credits, note: "granted by the operator at creation" },
           isAdmin: opts.admin === true, now: Date.now(),
         });
+        // A look-alike of an account's e-mail (email-skeleton.ts) is taken as the e-mail itself is.
         if (!account) throw new CliError(`an account with e-mail "${email}" already exists`);
         printResult(output(), userView(account), `created ${email} with ${formatUsd(account.balance, 6)} USD`);
       });
