@@ -36,6 +36,8 @@ type LedgerKind = "grant" | "purchase" | "charge" | "adjustment" | "transfer";
 /** An account made by the operator (the CLI): its e-mail counts as verified. */
 export interface NewAccount {
   email: string;
+  /** The e-mail's look-alike key (email-skeleton.ts), taken once like the e-mail; absent: none. */
+  emailSkeleton?: string;
   passwordHash: string | null;
   /** Credits granted in the same transaction (sign-up bonus, or the CLI's --credits). */
   initialCredits?: { amount: Nanos; note: string };

@@ -2,6 +2,7 @@ import type { Database } from "./database.ts";
 import type { Migration } from "./migration-files.ts";
 import { MIGRATIONS } from "./migrations.gen.ts";
 import { exec, rows, type Work } from "./sql.ts";
+import { EMAIL_SKELETON_MIGRATION, fillEmailSkeletons } from "./store/accounts/email-skeletons.ts";
 
 // Any fixed number: instances starting together on one Postgres take turns migrating.
 const MIGRATION_LOCK_ID = 7_342_001;
@@ -14,6 +15,8 @@ function* applyPending(db: Database, migrations: Migration[], now: number): Work
   for (const migration of pending) {
     for (const statement of migration.statements) yield* exec(statement);
     yield* exec("INSERT INTO gateway_migrations (tag, applied_at) VALUES (?, ?)", migration.tag, now);
+    // Keys computed in TypeScript (the confusables mapping is no SQL), for the rows made before them.
+    if (migration.tag === EMAIL_SKELETON_MIGRATION) yield* fillEmailSkeletons();
   }
   return pending.map((m) => m.tag);
 }

@@ -34,14 +34,14 @@ describeEachDialect("the account store", (dialect) => {
   });
 
   const offer = (identity: string, ip: string, perIpPerDay = 3, now = NOW): FreeCreditOffer => ({
-    amount: FIVE_USD, identity, ipScope: `free-credits:ip:${ip}`, perIpPerDay, dayStart: now - (now % DAY),
+    amount: FIVE_USD, identity, emailSkeleton: `key:${identity}`, ipScope: `free-credits:ip:${ip}`, perIpPerDay, dayStart: now - (now % DAY),
   });
   /** Signs up and, when `freeCredits` is offered, verifies the e-mail at once, which is when the credits are granted. */
   const signUp = async (email: string, freeCredits: FreeCreditOffer | null, now = NOW) => {
     const ip = "198.51.100.250";
     const tokenHash = `verify-${email}`;
     const verification = { tokenHash, expiresAt: now + DAY, mail: { subject: "Confirm", text: "link" } };
-    const account = await store.signUp({ email, passwordHash: "hash", client: { ip, userAgent: null }, verification, now });
+    const account = await store.signUp({ email, emailSkeleton: `key:${email}`, passwordHash: "hash", client: { ip, userAgent: null }, verification, now });
     if (!account || !freeCredits) return account && { account, freeCreditsGranted: false };
     return store.verifyEmail({ tokenHash, offer: () => freeCredits, ip, now });
   };

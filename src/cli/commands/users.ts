@@ -1,5 +1,6 @@
 import type { Command } from "commander";
 import { accountState } from "../../core/accounts/state.ts";
+import { emailSkeleton } from "../../core/accounts/email-skeleton.ts";
 import { hashPassword, parseNewEmail, parsePassword } from "../../core/accounts/sign-in.ts";
 import type { Account, AccountChange } from "../../core/store.ts";
 import type { AuditEventType, NewAuditEvent } from "../../core/accounts/audit.ts";
@@ -52,9 +53,10 @@ export function registerUsers(program: Command, output: () => Output): void {
         const note = "granted by the operator at creation";
         const now = Date.now();
         const account = await store.createAccount({
-          email, passwordHash, initialCredits: { amount: credits, note }, isAdmin: opts.admin === true, now,
+          email, emailSkeleton: emailSkeleton(email), passwordHash, initialCredits: { amount: credits, note }, isAdmin: opts.admin === true, now,
           audit: (accountId) => creationAudit(accountId, credits, opts.admin === true, now, note),
         });
+        // A look-alike of an account's e-mail (email-skeleton.ts) is taken as the e-mail itself is.
         if (!account) throw new CliError(`an account with e-mail "${email}" already exists`);
         printResult(output(), userView(account), `created ${email} with ${exactUsd(account.balance)} USD`);
       });

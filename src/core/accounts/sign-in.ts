@@ -7,6 +7,7 @@ import { AppError, MESSAGES } from "../errors.ts";
 import type { Nanos } from "../money.ts";
 import { checkSecondFactor } from "./totp.ts";
 import { lookAlikeProblem } from "./look-alike.ts";
+import { emailSkeleton, freeCreditSkeleton } from "./email-skeleton.ts";
 import { rememberDevice, trustedDevice, type SignInDeviceStore } from "./sign-in-devices.ts";
 import { ATTEMPTS_PER_IP, CODE_FAILURES, failureGuard, THROTTLED, PASSWORD_FAILURES, type FailureGuard } from "./sign-in-limits.ts";
 import type { Account, FreeCreditOffer, RateLimitStore, SessionStore, UserStore } from "../store.ts";
@@ -139,7 +140,8 @@ export function verificationLink(dashboardUrl: string, now: number) {
 /**
  * Creates an unverified account from `{email, password}`, e-mails its verification link and
  * signs it in. The free credits wait for the verification (verification.ts). Sign-ups are
- * limited per IP, so that addresses cannot be invented in bulk.
+ * limited per IP, so that addresses cannot be invented in bulk. An address whose look-alike key
+ * (email-skeleton.ts) an account holds is answered as a taken one: 409, nothing more.
  */
 export async function signUp(
   store: AccountSecurityStore & SessionStore & RateLimitStore & SignInDeviceStore,
@@ -151,7 +153,7 @@ export async function signUp(
   const password = parsePassword(body.password);
   await throttle(store, `signup:ip:${ctx.ip}`, { limit: links.perIpPerHour, windowMs: HOUR_MS }, ctx.now, MESSAGES.tooManyRequests);
   const account = await store.signUp({
-    email, passwordHash: await hashPassword(password), client: ctx, verification: verificationLink(links.dashboardUrl, ctx.now), now: ctx.now,
+    email, emailSkeleton: emailSkeleton(email), passwordHash: await hashPassword(password), client: ctx, verification: verificationLink(links.dashboardUrl, ctx.now), now: ctx.now,
   });
   if (!account) throw new AppError("conflict", MESSAGES.emailTaken);
   // Signing up signs this browser in: it is the owner's first known device.
@@ -165,6 +167,7 @@ export function freeCreditOffer(account: Account, policy: FreeCreditPolicy, now:
   return {
     amount: policy.amount,
     identity: freeCreditIdentity(account.email),
+    emailSkeleton: freeCreditSkeleton(account.email),
     ipScope: `free-credits:ip:${account.signupIp ?? "unknown"}`,
     perIpPerDay: policy.perIpPerDay,
     dayStart: now - (now % DAY_MS),

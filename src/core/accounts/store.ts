@@ -6,8 +6,10 @@ import type { Account } from "../entities.ts";
 
 export interface FreeCreditOffer {
   amount: Nanos;
-  /** The normalized e-mail, which may claim the credits once. */
+  /** The normalized e-mail, which may claim the credits once (the claim's `email` and the grant's idempotency key). */
   identity: string;
+  /** Its look-alikes' and `+tags`' shared key (email-skeleton.ts `freeCreditSkeleton`), which may claim them once too. */
+  emailSkeleton: string;
   /** Sign-ups that received credits are counted per IP under this scope, per UTC day. */
   ipScope: string;
   perIpPerDay: number;
@@ -36,6 +38,8 @@ export interface Client {
 
 export interface NewSignUp {
   email: string;
+  /** One account per key: a sign-up whose key an account holds is refused as a taken e-mail (email-skeleton.ts). */
+  emailSkeleton: string;
   passwordHash: string;
   client: Client;
   verification: NewLinkToken;
@@ -60,7 +64,7 @@ export interface TotpState {
 export interface AccountSecurityStore {
   /**
    * Creates an unverified account, its verification link and e-mail, and its `signup` audit
-   * event; null when the e-mail is taken.
+   * event; null when the e-mail, or its look-alike key, is taken.
    */
   signUp(input: NewSignUp): Promise<Account | null>;
   /** Queues another verification link; false (nothing queued) when the e-mail is already verified. */

@@ -39,7 +39,8 @@ export const accounts = sqliteTable("accounts", {
   isAdmin: bigint("is_admin").notNull().default(0),
   // `person`, or `organization` (spent by people through memberships; its e-mail a placeholder).
   kind: text("kind").notNull().default("person"),
-}, (t) => [uniqueIndex("accounts_email_unique").on(t.email)]);
+  emailSkeleton: text("email_skeleton"), // One person per look-alike address (core/accounts/email-skeleton.ts); null: none.
+}, (t) => [uniqueIndex("accounts_email_unique").on(t.email), uniqueIndex("accounts_email_skeleton_unique").on(t.emailSkeleton)]);
 
 // An organization's name; its balance, ledger, keys and settings are its account's (same id).
 export const organizations = sqliteTable("organizations", { id: text("id").primaryKey(), name: text("name").notNull(), createdAt: bigint("created_at").notNull() });
@@ -180,8 +181,8 @@ export const recoveryCodes = sqliteTable("recovery_codes", {
 }, (t) => [index("recovery_codes_account_idx").on(t.accountId)]);
 
 export const freeCreditClaims = sqliteTable("free_credit_claims", {
-  email: text("email").primaryKey(), accountId: text("account_id").notNull(), createdAt: bigint("created_at").notNull(),
-});
+  email: text("email").primaryKey(), accountId: text("account_id").notNull(), createdAt: bigint("created_at").notNull(), emailSkeleton: text("email_skeleton"),
+}, (t) => [uniqueIndex("free_credit_claims_email_skeleton_unique").on(t.emailSkeleton)]);
 
 export const models = sqliteTable("models", {
   id: text("id").primaryKey(),

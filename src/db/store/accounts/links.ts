@@ -36,9 +36,10 @@ function* useLink(tokenHash: string, purpose: "verify" | "reset", now: number): 
 function* signUp(input: NewSignUp): Work<Account | null> {
   const id = Bun.randomUUIDv7();
   const row = yield* first(
-    `INSERT INTO accounts (id, email, password_hash, created_at, signup_ip) VALUES (?, ?, ?, ?, ?)
-     ON CONFLICT (email) DO NOTHING RETURNING ${ACCOUNT_COLUMNS}`,
-    id, input.email, input.passwordHash, input.now, input.client.ip,
+    // No conflict target: a taken e-mail and a taken look-alike key both insert nothing.
+    `INSERT INTO accounts (id, email, email_skeleton, password_hash, created_at, signup_ip) VALUES (?, ?, ?, ?, ?, ?)
+     ON CONFLICT DO NOTHING RETURNING ${ACCOUNT_COLUMNS}`,
+    id, input.email, input.emailSkeleton, input.passwordHash, input.now, input.client.ip,
   );
   if (!row) return null;
   yield* insertLink(id, input.email, "verify", input.verification, input.now);
@@ -54,7 +55,7 @@ function* queueVerification(accountId: string, link: NewLinkToken, now: number):
 }
 
 /**
- * Grants the free credits unless the e-mail identity has claimed them before or the sign-up's
+ * Grants the free credits unless the e-mail identity or its look-alike key has claimed them before or the sign-up's
  * IP has had its share today. The count, the claim and the grant happen under one lock on the
  * IP's scope, so concurrent verifications (on any instance) cannot both take the last place.
  */
@@ -65,9 +66,10 @@ export function* claimFreeCredits(dialect: Dialect, accountId: string, offer: Fr
   const today = yield* first("SELECT COUNT(*) AS n FROM rate_events WHERE scope = ?", offer.ipScope);
   if (int(today?.n) >= offer.perIpPerDay) return false;
   const claimed = yield* first(
-    `INSERT INTO free_credit_claims (email, account_id, created_at) VALUES (?, ?, ?)
-     ON CONFLICT (email) DO NOTHING RETURNING email`,
-    offer.identity, accountId, now,
+    // No conflict target: a claim by the identity or by its key (a look-alike, a +tag) refuses this one.
+    `INSERT INTO free_credit_claims (email, email_skeleton, account_id, created_at) VALUES (?, ?, ?, ?)
+     ON CONFLICT DO NOTHING RETURNING email`,
+    offer.identity, offer.emailSkeleton, accountId, now,
   );
   if (!claimed) return false;
   yield* exec("INSERT INTO rate_events (id, scope, at) VALUES (?, ?, ?)", Bun.randomUUIDv7(), offer.ipScope, now);

@@ -51,9 +51,9 @@ export function* appendLedger(
 
 export function* createAccount(input: NewAccount): Work<Account | null> {
   const id = Bun.randomUUIDv7();
-  // A taken e-mail inserts nothing. (No conflict target: drizzle names it with its table, which Postgres refuses.)
+  // A taken e-mail or look-alike key inserts nothing. (No conflict target: either unique index refuses.)
   const created = yield* query(build.insert(accounts).values({
-    id, email: input.email, passwordHash: input.passwordHash, createdAt: input.now, emailVerifiedAt: input.now,
+    id, email: input.email, emailSkeleton: input.emailSkeleton ?? null, passwordHash: input.passwordHash, createdAt: input.now, emailVerifiedAt: input.now,
     isAdmin: input.isAdmin ? 1 : 0,
   }).onConflictDoNothing().returning({ id: accounts.id }));
   if (created.length === 0) return null;
