@@ -4,6 +4,7 @@
 // tests/fixtures/codex/ (README.md there says how).
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
+import { agentCli, runAgent, type AgentRun } from "./agent-run.ts";
 
 const MODULES = new URL("../../node_modules/", import.meta.url).pathname;
 
@@ -25,15 +26,7 @@ export const CODEX = target ? `${MODULES}${target[0]}/vendor/${target[1]}/bin/co
 export const CODEX_KEY_ENV = "CODEX_GATEWAY_KEY";
 
 /** Whether `codex --version` runs; the reason when not. */
-export function codexCli(): { ok: true; version: string } | { ok: false; reason: string } {
-  try {
-    const run = Bun.spawnSync([CODEX, "--version"], { stdout: "pipe", stderr: "pipe", timeout: 30_000, env: { PATH: process.env.PATH ?? "" } });
-    if (run.exitCode === 0) return { ok: true, version: run.stdout.toString().trim() };
-    return { ok: false, reason: `${CODEX} --version exited ${run.exitCode}: ${run.stderr.toString().trim().split("\n").at(-1)}` };
-  } catch (error) {
-    return { ok: false, reason: `${CODEX} cannot run (npm ci installs @openai/codex and its native ${target?.[0] ?? "package"}): ${(error as Error).message}` };
-  }
-}
+export const codexCli = () => agentCli(CODEX, `npm ci installs @openai/codex and its native ${target?.[0] ?? "package"}`);
 
 export interface CodexRunOptions {
   /** The gateway's OpenAI base, ending in /v1: Codex posts to `${baseUrl}/responses`. */
@@ -50,12 +43,7 @@ export interface CodexRunOptions {
   extraArgs?: string[];
 }
 
-export interface CodexRun {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-  timedOut: boolean;
-}
+export type CodexRun = AgentRun;
 
 /** The `codex exec` command line: one custom provider, the model, no approvals, the workspace writable. */
 export function codexArgs(options: Pick<CodexRunOptions, "baseUrl" | "model" | "prompt" | "extraArgs">): string[] {
@@ -94,26 +82,5 @@ export async function runCodex(options: CodexRunOptions): Promise<CodexRun> {
     CODEX_MANAGED_BY_NPM: "1",
     CODEX_MANAGED_PACKAGE_ROOT: `${MODULES}@openai/codex`,
   };
-  // stdin is /dev/null: exec reads a piped stdin as more prompt, and must not wait on it.
-  // Its own process group, so a timeout kills the commands Codex started too.
-  const child = Bun.spawn(codexArgs(options), { cwd: options.cwd, env, stdin: "ignore", stdout: "pipe", stderr: "pipe", detached: true });
-  const kill = () => {
-    try {
-      process.kill(-child.pid, "SIGKILL");
-    } catch {
-      child.kill("SIGKILL");
-    }
-  };
-  let timedOut = false;
-  const timer = setTimeout(() => {
-    timedOut = true;
-    kill();
-  }, options.timeoutMs);
-  try {
-    const [stdout, stderr, code] = await Promise.all([new Response(child.stdout).text(), new Response(child.stderr).text(), child.exited]);
-    return { code, stdout, stderr, timedOut };
-  } finally {
-    clearTimeout(timer);
-    if (child.exitCode === null) kill();
-  }
+  return runAgent(codexArgs(options), { cwd: options.cwd, env, timeoutMs: options.timeoutMs });
 }

@@ -4,6 +4,7 @@
 // the gateway through one of the AI SDK providers opencode bundles in its binary.
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { agentCli, runAgent, type AgentRun } from "./agent-run.ts";
 
 const MODULES = new URL("../../node_modules/", import.meta.url).pathname;
 
@@ -15,15 +16,7 @@ export const OPENCODE = `${MODULES}.bin/opencode`;
 export const OPENCODE_KEY_ENV = "GATEWAY_API_KEY";
 
 /** Whether `opencode --version` runs; the reason when not. */
-export function opencodeCli(): { ok: true; version: string } | { ok: false; reason: string } {
-  try {
-    const run = Bun.spawnSync([OPENCODE, "--version"], { stdout: "pipe", stderr: "pipe", timeout: 30_000, env: { PATH: process.env.PATH ?? "" } });
-    if (run.exitCode === 0) return { ok: true, version: run.stdout.toString().trim() };
-    return { ok: false, reason: `${OPENCODE} --version exited ${run.exitCode}: ${run.stderr.toString().trim().split("\n").at(-1)}` };
-  } catch (error) {
-    return { ok: false, reason: `${OPENCODE} cannot run (npm ci installs opencode-ai and its native package): ${(error as Error).message}` };
-  }
-}
+export const opencodeCli = () => agentCli(OPENCODE, "npm ci installs opencode-ai and its native package");
 
 /** Which of opencode's bundled AI SDK providers talks to the gateway, and so which door. */
 export type OpencodeSdk = "@ai-sdk/openai-compatible" | "@ai-sdk/openai" | "@ai-sdk/anthropic";
@@ -71,11 +64,7 @@ export interface OpencodeRunOptions {
   extraArgs?: string[];
 }
 
-export interface OpencodeRun {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-  timedOut: boolean;
+export interface OpencodeRun extends AgentRun {
   config: Record<string, unknown>;
 }
 
@@ -121,28 +110,6 @@ export async function runOpencode(options: OpencodeRunOptions): Promise<Opencode
     OPENCODE_DISABLE_SHARE: "1",
     ...(process.env.OPENCODE_TEST_LOGS ? { OPENCODE_PRINT_LOGS: "1", OPENCODE_LOG_LEVEL: "DEBUG" } : {}),
   };
-  // stdin is /dev/null (run reads a piped stdin as more prompt); its own process group, so that a
-  // timeout kills the commands it started too.
-  const child = Bun.spawn([OPENCODE, "run", ...(options.extraArgs ?? []), options.prompt], {
-    cwd: options.cwd, env, stdin: "ignore", stdout: "pipe", stderr: "pipe", detached: true,
-  });
-  const kill = () => {
-    try {
-      process.kill(-child.pid, "SIGKILL");
-    } catch {
-      child.kill("SIGKILL");
-    }
-  };
-  let timedOut = false;
-  const timer = setTimeout(() => {
-    timedOut = true;
-    kill();
-  }, options.timeoutMs);
-  try {
-    const [stdout, stderr, code] = await Promise.all([new Response(child.stdout).text(), new Response(child.stderr).text(), child.exited]);
-    return { code, stdout, stderr, timedOut, config };
-  } finally {
-    clearTimeout(timer);
-    if (child.exitCode === null) kill();
-  }
+  const run = await runAgent([OPENCODE, "run", ...(options.extraArgs ?? []), options.prompt], { cwd: options.cwd, env, timeoutMs: options.timeoutMs });
+  return { ...run, config };
 }

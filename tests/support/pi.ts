@@ -5,6 +5,7 @@
 // anthropic-messages.
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { agentCli, runAgent, type AgentRun } from "./agent-run.ts";
 
 const MODULES = new URL("../../node_modules/", import.meta.url).pathname;
 
@@ -15,16 +16,7 @@ export const PI = `${MODULES}.bin/pi`;
 export const PI_KEY_ENV = "GATEWAY_API_KEY";
 
 /** Whether `pi --version` runs; the reason when not. */
-export function piCli(): { ok: true; version: string } | { ok: false; reason: string } {
-  try {
-    const run = Bun.spawnSync([PI, "--version"], { stdout: "pipe", stderr: "pipe", timeout: 30_000, env: { PATH: process.env.PATH ?? "" } });
-    // It prints its version on stderr.
-    if (run.exitCode === 0) return { ok: true, version: `${run.stdout}${run.stderr}`.trim() };
-    return { ok: false, reason: `${PI} --version exited ${run.exitCode}: ${run.stderr.toString().trim().split("\n").at(-1)}` };
-  } catch (error) {
-    return { ok: false, reason: `${PI} cannot run (npm ci installs @mariozechner/pi-coding-agent; it needs node on PATH): ${(error as Error).message}` };
-  }
-}
+export const piCli = () => agentCli(PI, "npm ci installs @mariozechner/pi-coding-agent; it needs node on PATH");
 
 export type PiApi = "openai-completions" | "openai-responses" | "anthropic-messages";
 
@@ -62,11 +54,7 @@ export interface PiRunOptions {
   extraArgs?: string[];
 }
 
-export interface PiRun {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-  timedOut: boolean;
+export interface PiRun extends AgentRun {
   models: Record<string, unknown>;
 }
 
@@ -87,25 +75,6 @@ export async function runPi(options: PiRunOptions): Promise<PiRun> {
     PI_OFFLINE: "1",
   };
   const args = [PI, "-p", "--provider", "gateway", "--model", options.model, "--no-session", ...(options.extraArgs ?? []), options.prompt];
-  // stdin is /dev/null; its own process group, so that a timeout kills the commands it started too.
-  const child = Bun.spawn(args, { cwd: options.cwd, env, stdin: "ignore", stdout: "pipe", stderr: "pipe", detached: true });
-  const kill = () => {
-    try {
-      process.kill(-child.pid, "SIGKILL");
-    } catch {
-      child.kill("SIGKILL");
-    }
-  };
-  let timedOut = false;
-  const timer = setTimeout(() => {
-    timedOut = true;
-    kill();
-  }, options.timeoutMs);
-  try {
-    const [stdout, stderr, code] = await Promise.all([new Response(child.stdout).text(), new Response(child.stderr).text(), child.exited]);
-    return { code, stdout, stderr, timedOut, models };
-  } finally {
-    clearTimeout(timer);
-    if (child.exitCode === null) kill();
-  }
+  const run = await runAgent(args, { cwd: options.cwd, env, timeoutMs: options.timeoutMs });
+  return { ...run, models };
 }

@@ -16,10 +16,11 @@ import { mkdtempSync, readFileSync, realpathSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fundedKey } from "../../support/accounts.ts";
+import { carriesToolResult, driveAgent, expectChargedExactly, expectFinished, startRecordingProxy, toolNames, type Exchange } from "../../support/agent-run.ts";
 import { codexCli, runCodex } from "../../support/codex.ts";
 import { describeEachDialect } from "../../support/databases.ts";
 import { startFakeResponsesProvider, type Script } from "../../support/fake-responses.ts";
-import { costOf, responsesEnv } from "../../support/responses.ts";
+import { responsesEnv } from "../../support/responses.ts";
 import { useGateway } from "../../support/server.ts";
 
 const RUN_TIMEOUT_MS = 90_000;
@@ -32,78 +33,7 @@ if (!cli.ok) console.log(`skipping the Codex CLI tests: ${cli.reason}`);
 const fake = startFakeResponsesProvider();
 afterAll(() => fake.stop());
 
-/** What Codex asked the gateway, and how the gateway answered: a recording proxy in front of it. */
-interface Exchange {
-  method: string;
-  path: string;
-  status: number;
-  headers: Record<string, string>;
-  answerHeaders: Record<string, string>;
-  body: string;
-  answer: string;
-}
-
-function startRecordingProxy(target: () => string) {
-  const exchanges: Exchange[] = [];
-  const server = Bun.serve({
-    port: 0,
-    hostname: "127.0.0.1",
-    idleTimeout: 0,
-    async fetch(request) {
-      const url = new URL(request.url);
-      const body = request.method === "GET" || request.method === "HEAD" ? undefined : await request.text();
-      const headers = Object.fromEntries(request.headers);
-      const upstream = await fetch(`${target()}${url.pathname}${url.search}`, { method: request.method, headers: request.headers, body, decompress: false } as RequestInit);
-      const exchange: Exchange = {
-        method: request.method, path: url.pathname + url.search, status: upstream.status, headers,
-        answerHeaders: Object.fromEntries(upstream.headers), body: body ?? "", answer: "",
-      };
-      exchanges.push(exchange);
-      // Keep error answers (and small JSON ones) to report; stream everything else through untouched.
-      if (!upstream.ok || !(upstream.headers.get("content-type") ?? "").includes("event-stream")) {
-        exchange.answer = await upstream.text();
-        return new Response(exchange.answer, { status: upstream.status, headers: upstream.headers });
-      }
-      return new Response(upstream.body, { status: upstream.status, headers: upstream.headers });
-    },
-  });
-  return { url: `http://127.0.0.1:${server.port}`, exchanges, stop: () => server.stop(true) };
-}
-
 type Fields = Record<string, any>;
-
-/** The names of a forwarded body's tools: Responses (`name`, or the type of a hosted tool) or chat (`function.name`). */
-const toolNames = (body: Fields): string[] => ((body.tools as Fields[] | undefined) ?? []).map((t) => t.name ?? t.function?.name ?? t.type);
-
-/** A tool's output in the Responses input (function or custom), or a tool message in chat completions. */
-const carriesToolResult = (body: Fields): boolean =>
-  ((body.input as Fields[] | undefined) ?? []).some((i) => i?.type === "function_call_output" || i?.type === "custom_tool_call_output") ||
-  ((body.messages as Fields[] | undefined) ?? []).some((m) => m.role === "tool");
-
-interface Answer {
-  kind: "tool" | "done" | "other";
-  path: string;
-  usage: Script["usage"];
-}
-
-/** Scripts the fake for one run (the tool step is `step`, for a body offering `tool`) and records every answer it gives. */
-function driveCodex(tool: string, step: (n: number) => Pick<Script, "call" | "custom" | "reasoning">): Answer[] {
-  const answers: Answer[] = [];
-  fake.script(({ path, body }) => {
-    const n = answers.length;
-    let answer: Answer & Script;
-    if (carriesToolResult(body)) {
-      answer = { kind: "done", path, text: "Done.", usage: { input: 9_200 + n, output: 3, cached: 8_192 } };
-    } else if (toolNames(body).includes(tool) && !answers.some((a) => a.kind === "tool")) {
-      answer = { kind: "tool", path, ...step(n), usage: { input: 9_000 + n, output: 40 + n, cached: 4_096 } };
-    } else {
-      answer = { kind: "other", path, text: "Greeting file", usage: { input: 300 + n, output: 4 + n } };
-    }
-    answers.push({ kind: answer.kind, path: answer.path, usage: answer.usage });
-    return answer;
-  });
-  return answers;
-}
 
 interface Case {
   model: string;
@@ -174,7 +104,7 @@ describeEachDialect("Codex CLI", (dialect) => {
       const home = realpathSync(mkdtempSync(join(tmpdir(), "codex-home-")));
       const file = join(cwd, "hello.txt");
       fake.thinking(["deepseek-v4-pro"]);
-      const answers = driveCodex(c.tool, c.step);
+      const answers = driveAgent(fake, c.tool, c.step);
       const { secret, account } = await fundedKey(gateway().store, "5");
       const from = proxy.exchanges.length;
       const sentFrom = fake.received.length;
@@ -183,27 +113,11 @@ describeEachDialect("Codex CLI", (dialect) => {
         const exchanges = proxy.exchanges.slice(from);
         const forwarded = fake.received.slice(sentFrom);
         if (process.env.CODEX_TEST_VERBOSE) console.log(JSON.stringify({ model, run, exchanges, answers, forwarded }, null, 2));
-        const failed = exchanges.filter((e) => e.status >= 400).map((e) => `${e.method} ${e.path} -> ${e.status} ${e.answer}`);
-        const context = `exit ${run.code}${run.timedOut ? " (timed out)" : ""}\nstderr: ${run.stderr.slice(-4000)}\nstdout: ${run.stdout}\ngateway errors: ${failed.join("\n")}`;
-        expect(run.timedOut, context).toBe(false);
-        expect(failed, context).toEqual([]);
-        expect(run.code, context).toBe(0);
+        const context = expectFinished(run, exchanges, answers);
         expect(readFileSync(file, "utf8").trim(), context).toBe("hi");
-        expect(answers.map((a) => a.kind), context).toContain("tool");
-        expect(answers.at(-1)!.kind, context).toBe("done");
         expect(run.stdout, context).toContain("Done.");
         c.check(exchanges, forwarded);
-
-        // Every call the gateway served is one usage-log row charged the usage the fake reported for it.
-        const rows = await gateway().store.usageLogPage(account.id, null, 1_000);
-        const charged = rows.map((r) => [r.status, r.model, r.promptTokens, r.completionTokens, r.cost]).sort((a, b) => Number(a[2]) - Number(b[2]));
-        const reported = answers
-          .map((a) => ["success", model, a.usage.input, a.usage.output, costOf(model, a.usage.input, a.usage.output, a.usage.cached)])
-          .sort((a, b) => Number(a[2]) - Number(b[2]));
-        expect(charged).toEqual(reported as never);
-        const total = answers.reduce((sum, a) => sum + costOf(model, a.usage.input, a.usage.output, a.usage.cached), 0n);
-        const after = (await gateway().store.getAccount(account.id))!;
-        expect([after.balance, after.reserved, after.inflight]).toEqual([5_000_000_000n - total, 0n, 0] as never);
+        await expectChargedExactly(gateway(), account.id, model, answers);
       } finally {
         rmSync(cwd, { recursive: true, force: true });
         rmSync(home, { recursive: true, force: true });

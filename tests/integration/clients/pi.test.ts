@@ -11,10 +11,11 @@ import { mkdtempSync, readFileSync, realpathSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fundedKey } from "../../support/accounts.ts";
+import { carriesToolResult, driveAgent, expectChargedExactly, expectFinished, startRecordingProxy, type Exchange } from "../../support/agent-run.ts";
 import { describeEachDialect } from "../../support/databases.ts";
-import { startFakeResponsesProvider, type Script } from "../../support/fake-responses.ts";
+import { startFakeResponsesProvider } from "../../support/fake-responses.ts";
 import { piCli, runPi, type PiApi } from "../../support/pi.ts";
-import { costOf, responsesEnv } from "../../support/responses.ts";
+import { responsesEnv } from "../../support/responses.ts";
 import { useGateway } from "../../support/server.ts";
 
 const RUN_TIMEOUT_MS = 90_000;
@@ -27,84 +28,7 @@ if (!cli.ok) console.log(`skipping the pi tests: ${cli.reason}`);
 const fake = startFakeResponsesProvider();
 afterAll(() => fake.stop());
 
-/** What pi asked the gateway, and how the gateway answered: a recording proxy in front of it. */
-interface Exchange {
-  method: string;
-  path: string;
-  status: number;
-  headers: Record<string, string>;
-  answerHeaders: Record<string, string>;
-  body: string;
-  answer: string;
-}
-
-function startRecordingProxy(target: () => string) {
-  const exchanges: Exchange[] = [];
-  const server = Bun.serve({
-    port: 0,
-    hostname: "127.0.0.1",
-    idleTimeout: 0,
-    async fetch(request) {
-      const url = new URL(request.url);
-      const body = request.method === "GET" || request.method === "HEAD" ? undefined : await request.text();
-      const headers = Object.fromEntries(request.headers);
-      const upstream = await fetch(`${target()}${url.pathname}${url.search}`, { method: request.method, headers: request.headers, body, decompress: false } as RequestInit);
-      const exchange: Exchange = {
-        method: request.method, path: url.pathname + url.search, status: upstream.status, headers,
-        answerHeaders: Object.fromEntries(upstream.headers), body: body ?? "", answer: "",
-      };
-      exchanges.push(exchange);
-      // Keep error answers (and small JSON ones) to report; stream everything else through untouched.
-      if (!upstream.ok || !(upstream.headers.get("content-type") ?? "").includes("event-stream")) {
-        exchange.answer = await upstream.text();
-        return new Response(exchange.answer, { status: upstream.status, headers: upstream.headers });
-      }
-      return new Response(upstream.body, { status: upstream.status, headers: upstream.headers });
-    },
-  });
-  return { url: `http://127.0.0.1:${server.port}`, exchanges, stop: () => server.stop(true) };
-}
-
 type Fields = Record<string, any>;
-
-/** The names of a forwarded body's tools: Responses or Anthropic (`name`) or chat (`function.name`). */
-const toolNames = (body: Fields): string[] => ((body.tools as Fields[] | undefined) ?? []).map((t) => t.name ?? t.function?.name ?? t.type);
-
-/** A tool's output: in the Responses input, a tool message in chat completions, a tool_result block in Messages. */
-const carriesToolResult = (body: Fields): boolean =>
-  ((body.input as Fields[] | undefined) ?? []).some((i) => i?.type === "function_call_output") ||
-  ((body.messages as Fields[] | undefined) ?? []).some(
-    (m) => m.role === "tool" || (Array.isArray(m.content) && m.content.some((b: Fields) => b?.type === "tool_result")),
-  );
-
-interface Answer {
-  kind: "tool" | "done" | "other";
-  path: string;
-  usage: Script["usage"];
-}
-
-/** Scripts the fake for one run: the first call offering `tool` calls it with `args`; records every answer. */
-function driveAgent(tool: string, args: Record<string, unknown>, reasoning?: string): Answer[] {
-  const answers: Answer[] = [];
-  fake.script(({ path, body }) => {
-    const n = answers.length;
-    let answer: Answer & Script;
-    if (carriesToolResult(body)) {
-      answer = { kind: "done", path, text: "Done.", usage: { input: 7_200 + n, output: 3, cached: 4_096 } };
-    } else if (toolNames(body).includes(tool) && !answers.some((a) => a.kind === "tool")) {
-      answer = {
-        kind: "tool", path, ...(reasoning ? { reasoning } : {}),
-        call: { call_id: `call_write_${n}`, name: tool, arguments: JSON.stringify(args) },
-        usage: { input: 7_000 + n, output: 40 + n, cached: 2_048 },
-      };
-    } else {
-      answer = { kind: "other", path, text: "Greeting file", usage: { input: 300 + n, output: 4 + n } };
-    }
-    answers.push({ kind: answer.kind, path: answer.path, usage: answer.usage });
-    return answer;
-  });
-  return answers;
-}
 
 interface Case {
   name: string;
@@ -159,7 +83,10 @@ describeEachDialect("pi", (dialect) => {
       const home = realpathSync(mkdtempSync(join(tmpdir(), "pi-home-")));
       const file = join(cwd, "hello.txt");
       fake.thinking([THINKING]);
-      const answers = driveAgent(c.tool, c.args(file), c.model === THINKING ? REASONING : undefined);
+      const answers = driveAgent(fake, c.tool, (n) => ({
+        ...(c.model === THINKING ? { reasoning: REASONING } : {}),
+        call: { call_id: `call_write_${n}`, name: c.tool, arguments: JSON.stringify(c.args(file)) },
+      }));
       const { secret, account } = await fundedKey(gateway().store, "5");
       const from = proxy.exchanges.length;
       const sentFrom = fake.received.length;
@@ -168,28 +95,13 @@ describeEachDialect("pi", (dialect) => {
         const exchanges = proxy.exchanges.slice(from);
         const forwarded = fake.received.slice(sentFrom);
         if (process.env.PI_TEST_VERBOSE) console.log(JSON.stringify({ case: c.name, run, exchanges, answers, forwarded }, null, 2));
-        const failed = exchanges.filter((e) => e.status >= 400).map((e) => `${e.method} ${e.path} -> ${e.status} ${e.answer}`);
-        const context = `exit ${run.code}${run.timedOut ? " (timed out)" : ""}\nstderr: ${run.stderr.slice(-4000)}\nstdout: ${run.stdout}\ngateway errors: ${failed.join("\n")}`;
-        expect(run.timedOut, context).toBe(false);
-        expect(failed, context).toEqual([]);
-        expect(run.code, context).toBe(0);
+        const context = expectFinished(run, exchanges, answers);
         expect(readFileSync(file, "utf8").trim(), context).toBe("hi");
-        expect(answers.map((a) => a.kind), context).toContain("tool");
-        expect(answers.at(-1)!.kind, context).toBe("done");
         expect(run.stdout, context).toContain("Done.");
         expect(exchanges.filter((e) => e.method === "POST").every((e) => e.path === c.door), context).toBe(true);
         c.check?.(exchanges, forwarded);
 
-        // Every call the gateway served is one usage-log row charged the usage the fake reported for it.
-        const rows = await gateway().store.usageLogPage(account.id, null, 1_000);
-        const charged = rows.map((r) => [r.status, r.model, r.promptTokens, r.completionTokens, r.cost]).sort((a, b) => Number(a[2]) - Number(b[2]));
-        const reported = answers
-          .map((a) => ["success", c.model, a.usage.input, a.usage.output, costOf(c.model, a.usage.input, a.usage.output, a.usage.cached)])
-          .sort((a, b) => Number(a[2]) - Number(b[2]));
-        expect(charged).toEqual(reported as never);
-        const total = answers.reduce((sum, a) => sum + costOf(c.model, a.usage.input, a.usage.output, a.usage.cached), 0n);
-        const after = (await gateway().store.getAccount(account.id))!;
-        expect([after.balance, after.reserved, after.inflight]).toEqual([5_000_000_000n - total, 0n, 0] as never);
+        await expectChargedExactly(gateway(), account.id, c.model, answers);
       } finally {
         rmSync(cwd, { recursive: true, force: true });
         rmSync(home, { recursive: true, force: true });
