@@ -5,6 +5,7 @@ import type { Store } from "../../core/ports.ts";
 import { withDeadline } from "../deadline.ts";
 import { json, methodNotAllowed, plainError } from "../http.ts";
 import type { Logger } from "../log.ts";
+import type { UnwrittenReleases } from "../chat/unwritten-releases.ts";
 
 const MODELS_CACHE_CONTROL = "public, s-maxage=60, stale-while-revalidate=300";
 /** How long the public endpoints wait for the database before answering without it. */
@@ -23,11 +24,23 @@ const catalogEntry = (m: Model) => ({
   speed_badge: m.speedBadge,
 });
 
-export const publicRoutes = (store: Store, log: Logger, now: () => number) =>
+/**
+ * Whether the database answers and takes writes: a query, writes of no rows (a read-only
+ * database, a revoked privilege), and no release this process could not write (a full disk).
+ */
+async function databaseWritable(store: Store, unwritten: Pick<UnwrittenReleases, "size" | "flush">): Promise<void> {
+  await store.ping();
+  await store.probeWrites();
+  if (unwritten.size === 0) return;
+  await unwritten.flush();
+  if (unwritten.size > 0) throw new Error(`${unwritten.size} reservation release(s) could not be written`);
+}
+
+export const publicRoutes = (store: Store, log: Logger, now: () => number, unwritten: Pick<UnwrittenReleases, "size" | "flush">) =>
   new Elysia({ name: "public" })
     .get("/health", async () => {
       try {
-        await withDeadline(store.ping(), QUERY_TIMEOUT_MS);
+        await withDeadline(databaseWritable(store, unwritten), QUERY_TIMEOUT_MS);
         return json({ status: "ok", db: "connected", ts: now() });
       } catch (error) {
         log.warn("health check failed", { error: (error as Error).message });
