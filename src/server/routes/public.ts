@@ -24,23 +24,35 @@ const catalogEntry = (m: Model) => ({
   speed_badge: m.speedBadge,
 });
 
+/** How long a write probe that passed is taken as still true: it takes SQLite's write lock, which a long CLI transaction may hold. */
+const WRITE_PROBE_VALID_MS = 5_000;
+
 /**
  * Whether the database answers and takes writes: a query, writes of no rows (a read-only
- * database, a revoked privilege), and no release this process could not write (a full disk).
+ * database, a revoked privilege; again at once after one failed, at most every 5 s while they
+ * pass), and no release this process could not write (a full disk).
  */
-async function databaseWritable(store: Store, unwritten: Pick<UnwrittenReleases, "size" | "flush">): Promise<void> {
-  await store.ping();
-  await store.probeWrites();
-  if (unwritten.size === 0) return;
-  await unwritten.flush();
-  if (unwritten.size > 0) throw new Error(`${unwritten.size} reservation release(s) could not be written`);
+function databaseCheck(store: Store, unwritten: Pick<UnwrittenReleases, "size" | "flush">, now: () => number) {
+  let writableAt = -Infinity;
+  return async (): Promise<void> => {
+    await store.ping();
+    if (now() - writableAt >= WRITE_PROBE_VALID_MS) {
+      writableAt = -Infinity;
+      await store.probeWrites();
+      writableAt = now();
+    }
+    if (unwritten.size === 0) return;
+    await unwritten.flush();
+    if (unwritten.size > 0) throw new Error(`${unwritten.size} reservation release(s) could not be written`);
+  };
 }
 
-export const publicRoutes = (store: Store, log: Logger, now: () => number, unwritten: Pick<UnwrittenReleases, "size" | "flush">) =>
-  new Elysia({ name: "public" })
+export const publicRoutes = (store: Store, log: Logger, now: () => number, unwritten: Pick<UnwrittenReleases, "size" | "flush">) => {
+  const databaseWritable = databaseCheck(store, unwritten, now);
+  return new Elysia({ name: "public" })
     .get("/health", async () => {
       try {
-        await withDeadline(databaseWritable(store, unwritten), QUERY_TIMEOUT_MS);
+        await withDeadline(databaseWritable(), QUERY_TIMEOUT_MS);
         return json({ status: "ok", db: "connected", ts: now() });
       } catch (error) {
         log.warn("health check failed", { error: (error as Error).message });
@@ -61,3 +73,4 @@ export const publicRoutes = (store: Store, log: Logger, now: () => number, unwri
     })
     .all("/health", methodNotAllowed(plainError, "GET"))
     .all("/models", methodNotAllowed(plainError, "GET"));
+};
