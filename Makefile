@@ -20,6 +20,7 @@ POOLED_HTTP_TESTS := $(addprefix tests/integration/,chat. keys. messages. respon
 # The main run spreads the files over three worker processes: most of its time is spent waiting
 # on the binaries, servers and browsers the tests start (one process used a quarter of a core),
 # and every file has its own databases and ports. On a 2-core host: 11 minutes instead of 15.
+# The Python SDK tests install a missing SDK into node_modules/.cache/python (tests/support/python.ts), never into the system Python.
 test: install build
 	$(BUN) test --timeout 30000 --parallel=3
 	@if [ -n "$$TEST_DATABASE_URL" ] && { command -v pgbouncer >/dev/null 2>&1 || [ -x /usr/sbin/pgbouncer ]; }; then \

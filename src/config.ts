@@ -1,4 +1,5 @@
 import { readFileSync } from "node:fs";
+import { isIP } from "node:net";
 import { PROVIDERS, type Provider } from "./core/catalog.ts";
 import { parseUsd, type Nanos } from "./core/money.ts";
 import { PACK_IDS, type PackId } from "./core/checkout/packs.ts";
@@ -158,10 +159,18 @@ function envReader(env: Env) {
   return { read, integer, usd, oneOf, flag, url };
 }
 
+const HOST_NAME = /^(?=.{1,253}$)[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?(\.[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)*$/i;
+
+/** HOST checked before PUBLIC_URL is made from it: an IP address, or a name (numbers and dots alone are a mistyped address). */
+function validHost(host: string): string {
+  if (isIP(host) !== 0 || (HOST_NAME.test(host) && !/^[\d.]+$/.test(host))) return host;
+  throw new ConfigError(`HOST must be an IP address or a host name, such as 127.0.0.1, 0.0.0.0, :: or localhost (got "${host}")`);
+}
+
 export function loadConfig(env: Env = process.env, overrides: ConfigOverrides = {}): Config {
   const { read, integer, usd, oneOf, flag, url } = envReader(env);
   const port = overrides.port ?? integer("PORT", 3000, 0, 65535);
-  const host = overrides.host ?? read("HOST") ?? "127.0.0.1";
+  const host = overrides.host ?? validHost(read("HOST") ?? "127.0.0.1");
   const basePath = normalizeBasePath(read("BASE_PATH"));
   const publicUrl = url("PUBLIC_URL", `http://${host.includes(":") ? `[${host}]` : host}:${port}`);
   const databaseUrl = overrides.databaseUrl ?? read("DATABASE_URL") ?? "sqlite:./data/gateway.db";

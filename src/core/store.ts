@@ -26,6 +26,12 @@ export interface ModelStore {
 export interface HealthStore {
   /** Resolves when the database answers a trivial query. */
   ping(): Promise<void>;
+  /**
+   * Resolves when the database takes the chat path's writes: it fails on a database turned
+   * read-only, or a role without a privilege those writes need. (A full disk shows only when
+   * a write needs space: the chat path's failed writes tell that.)
+   */
+  probeWrites(): Promise<void>;
 }
 
 // The records most ports share, named here too for the store's users.

@@ -68,12 +68,22 @@ function timed(db: Database, observe: DatabaseObserver): Database {
   };
 }
 
+/** `open()`, with the file it could not open named in its error ("unable to open database file" names none). */
+function naming<T>(path: string, open: () => T): T {
+  try {
+    return open();
+  } catch (error) {
+    if (error instanceof Error) error.message = `${error.message}: ${path} (DATABASE_URL)`;
+    throw error;
+  }
+}
+
 function openSqlite(path: string): Database {
   if (path !== ":memory:") mkdirSync(dirname(path), { recursive: true });
-  const client = new SqliteClient(path, { create: true, safeIntegers: true, strict: true });
+  const client = naming(path, () => new SqliteClient(path, { create: true, safeIntegers: true, strict: true }));
   // WAL lets the CLI and readers work beside a running server; the busy timeout makes a
   // second process wait for the write lock instead of failing.
-  client.exec("PRAGMA journal_mode = WAL");
+  naming(path, () => client.exec("PRAGMA journal_mode = WAL"));
   client.exec("PRAGMA busy_timeout = 5000");
   client.exec("PRAGMA synchronous = NORMAL");
   // Group commit runs each transaction in a savepoint, whose undo journal would otherwise be
@@ -172,14 +182,32 @@ const POOLER_SYMPTOM = /prepared statement "[^"]*" (already exists|does not exis
 /**
  * With prepared statements on, these errors mean a transaction-pooling pooler between the
  * gateway and the database: the message says what to set, wherever it ends up (CLI, log).
+ * A connection that fails says to which server.
  */
-const explainPoolerFailure = <T>(work: Promise<T>): Promise<T> =>
+const explainFailure = <T>(work: Promise<T>, server: string, preparedStatements: boolean): Promise<T> =>
   work.catch((error: unknown) => {
-    if (error instanceof Error && POOLER_SYMPTOM.test(error.message)) {
+    if (!(error instanceof Error)) throw error;
+    if (preparedStatements && POOLER_SYMPTOM.test(error.message)) {
       error.message += " (a transaction-pooling pooler such as PgBouncer or Supavisor? set DATABASE_PREPARED_STATEMENTS=off)";
+    }
+    // Bun's "Failed to connect" names no server: the operator is told which (never the password).
+    const code = (error as { code?: unknown }).code;
+    if (typeof code === "string" && code.startsWith("ERR_POSTGRES_CONNECTION") && !error.message.includes(server)) {
+      error.message += ` to Postgres at ${server} (DATABASE_URL)`;
     }
     throw error;
   });
+
+/** Where a Postgres URL points, as it may be printed: host, port, database and user, never the password. */
+function serverOf(url: string): string {
+  try {
+    const parsed = new URL(url);
+    const user = parsed.username ? ` as ${decodeURIComponent(parsed.username)}` : "";
+    return `${parsed.hostname}:${parsed.port || "5432"}${parsed.pathname}${user}`;
+  } catch {
+    return "(DATABASE_URL is not a URL)";
+  }
+}
 
 function openPostgres(url: string, options: DatabaseOptions): Database {
   const client = new SQL(url, {
@@ -196,7 +224,8 @@ function openPostgres(url: string, options: DatabaseOptions): Database {
     return cached;
   };
   const answerWith = (conn: SQL) => (q: Query) => conn.unsafe(toPg(q.text), q.params as unknown[]) as Promise<Row[]>;
-  const explain = options.preparedStatements === false ? <T>(work: Promise<T>) => work : explainPoolerFailure;
+  const server = serverOf(url);
+  const explain = <T>(work: Promise<T>) => explainFailure(work, server, options.preparedStatements !== false);
   return {
     dialect: "postgres",
     run: (work) => explain(driveAsync(work, answerWith(client))),

@@ -57,7 +57,7 @@ export function createApp(deps: AppDeps, leases = new LeaseKeeper(deps.store, de
     })
     .use(chatRoutes({ ...deps, catalog, metrics, seal }, leases))
     .use(openAiModelRoutes(catalog, store, now))
-    .use(publicRoutes(store, log, now))
+    .use(publicRoutes(store, log, now, leases.unwritten))
     .use(estimatorRoutes({ ...deps, metrics }))
     .use(webhookRoutes(deps))
     .use(authRoutes(deps))

@@ -110,7 +110,7 @@ describeOnPostgres("the Postgres database refuses connections, then comes back",
     expect(events).not.toContain("data: [DONE]");
     expect(JSON.parse(events.at(-1)!.slice("data: ".length))).toHaveProperty("error");
 
-    await waitFor(async () => (await books.store.auditAccount(account.id).catch(() => null))?.openReservations === 0, "the lease to expire and be swept", 10_000);
+    await waitFor(async () => (await books.store.auditAccount(account.id).catch(() => null))?.openReservations === 0, "the release to be written once it is back", 10_000);
     const audit = await expectBooksClosed(books.store, account.id);
     expect(audit.balance).toBe(nanos(1_000_000_000n));
     expect((await usageOutcomes(books.db, account.id)).map((log) => log.status)).toEqual(["error"]);

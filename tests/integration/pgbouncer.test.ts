@@ -135,5 +135,18 @@ if (dialectsUnderTest().includes("postgres") && !pgbouncerInstalled()) {
       expect(failed.length).toBeGreaterThan(0);
       for (const run of failed) expect(run.stderr).toMatch(poolerFailure);
     });
+
+    test("doctor fails the database check through it, saying to turn them off, and passes it with them off", async () => {
+      const databaseCheck = async (prepared: string) => {
+        const run = await runGateway(["doctor", "--json", "--offline"], { DATABASE_URL: quietUrl, DATABASE_PREPARED_STATEMENTS: prepared });
+        const report = JSON.parse(run.stdout) as { checks: { name: string; status: string; message: string }[] };
+        return { code: run.code, database: report.checks.find((c) => c.name === "database")! };
+      };
+      const on = await databaseCheck("on");
+      expect(on.code).toBe(1);
+      expect(on.database.status).toBe("fail");
+      expect(on.database.message).toMatch(poolerFailure);
+      expect((await databaseCheck("off")).database.status).toBe("ok");
+    });
   });
 });

@@ -14,3 +14,11 @@ test("webhook settings: private addresses off and a 10 s receiver timeout by def
   expect(loadConfig({ WEBHOOK_ALLOW_PRIVATE: "1", WEBHOOK_TIMEOUT_MS: "500" })).toMatchObject({ webhookAllowPrivate: true, webhookTimeoutMs: 500 });
   expect(() => loadConfig({ WEBHOOK_TIMEOUT_MS: "0" })).toThrow(ConfigError);
 });
+
+test.each(["999.1.1.1", "1.2.3", "[::1]", "host name", "-leading.example.com"])("HOST=%s is refused naming HOST, not PUBLIC_URL", (host) => {
+  expect(() => loadConfig({ HOST: host })).toThrow(`HOST must be an IP address or a host name`);
+});
+
+test.each(["127.0.0.1", "0.0.0.0", "::", "::1", "localhost", "gateway-1.internal"])("HOST=%s is taken", (host) => {
+  expect(loadConfig({ HOST: host }).host).toBe(host);
+});

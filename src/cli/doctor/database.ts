@@ -44,6 +44,10 @@ export async function checkDatabase(databaseUrl: string, preparedStatements = tr
     } catch (error) {
       return report([{ name: "database", status: "fail", message: `cannot reach ${where}: ${failureText(error)}` }, notChecked("no database")]);
     }
+    if (sqlitePath === null && preparedStatements) {
+      const refused = await pooledStatementsRefused(databaseUrl);
+      if (refused) return report([{ name: "database", status: "fail", message: `${where} answers, but not as \`serve\` uses it: ${refused}` }, notChecked("the database refuses serve's statements")]);
+    }
     const reachable: Check = { name: "database", status: "ok", message: `${where} answers` };
     try {
       return await readSchema(db, reachable);
@@ -52,6 +56,37 @@ export async function checkDatabase(databaseUrl: string, preparedStatements = tr
     }
   } finally {
     await withDeadline(db.close(), DATABASE_DEADLINE_MS).catch(() => {});
+  }
+}
+
+/** Two connections, each running the same statements in turn, as serve's pool does. */
+const POOLED_CONNECTIONS = 2;
+const POOLED_ROUNDS = 3;
+
+/**
+ * Why serve's statements fail on this Postgres, or null when they do not. With prepared
+ * statements on, serve names each statement once per connection; through a transaction-pooling
+ * pooler the next transaction may run on a server connection where that name is taken or
+ * unknown. One connection alone never shows it: the same statements run on two, several times.
+ */
+async function pooledStatementsRefused(databaseUrl: string): Promise<string | null> {
+  const clients = Array.from({ length: POOLED_CONNECTIONS }, () => openDatabase(databaseUrl, { preparedStatements: true, poolSize: 1 }));
+  try {
+    for (let round = 0; round < POOLED_ROUNDS; round++) {
+      for (const db of clients) {
+        const store = createStore(db);
+        // Statements with parameters, as serve's are (one without any is not prepared by name).
+        await withDeadline(store.getAccount("doctor: no such account"), DATABASE_DEADLINE_MS);
+        await withDeadline(store.listModels(), DATABASE_DEADLINE_MS);
+      }
+    }
+    return null;
+  } catch (error) {
+    const text = failureText(error);
+    const advice = "a transaction-pooling pooler (PgBouncer, Supavisor) needs DATABASE_PREPARED_STATEMENTS=off";
+    return /DATABASE_PREPARED_STATEMENTS=off/.test(text) ? text : `${text} (${advice})`;
+  } finally {
+    await Promise.all(clients.map((db) => withDeadline(db.close(), DATABASE_DEADLINE_MS).catch(() => {})));
   }
 }
 

@@ -106,7 +106,9 @@ export class BillingSession {
   /**
    * The reservation leaves the open set only once its end is written (or has failed): a
    * settlement can wait its turn in a Postgres batch, and shutdown must not close the database
-   * under it. A failed one is left to the sweeper, its lease no longer renewed.
+   * under it. A failed one's lease is no longer renewed: the billing store it was given writes
+   * its release again until it is written (the server's `UnwrittenReleases`), and the sweeper
+   * releases it at the lease's end if that never succeeds.
    */
   private written(): void {
     this.ports.leases.delete(this.reservation.id);

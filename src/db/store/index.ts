@@ -1,7 +1,7 @@
 import type { Store } from "../../core/ports.ts";
 import { storedSecrets, type StoredSecrets } from "../../core/stored-secrets.ts";
 import type { Database } from "../database.ts";
-import { first } from "../sql.ts";
+import { exec, first } from "../sql.ts";
 import { accountGuardStore } from "./accounts/guard.ts";
 import { accountLinkStore } from "./accounts/links.ts";
 import { accountStore } from "./accounts/records.ts";
@@ -22,6 +22,21 @@ import { signInDeviceStore } from "./accounts/devices.ts";
 import { usageExportStore } from "./usage/export.ts";
 import { userStore } from "./accounts/users.ts";
 import { checkoutEventStore } from "./checkout/events.ts";
+
+/**
+ * Writes of no rows to each table a chat request writes, each as that request would: the
+ * database checks that it may write (a read-only file, a revoked privilege) but writes nothing.
+ */
+function* probeWrites() {
+  yield* exec("INSERT INTO reservations SELECT * FROM reservations WHERE 1 = 0");
+  yield* exec("UPDATE reservations SET lease_expires_at = lease_expires_at WHERE 1 = 0");
+  yield* exec("DELETE FROM reservations WHERE 1 = 0");
+  yield* exec("UPDATE accounts SET inflight = inflight WHERE 1 = 0");
+  yield* exec("UPDATE api_keys SET last_used_at = last_used_at WHERE 1 = 0");
+  for (const table of ["usage_logs", "ledger_entries", "usage_windows", "alert_outbox"]) {
+    yield* exec(`INSERT INTO ${table} SELECT * FROM ${table} WHERE 1 = 0`);
+  }
+}
 
 /**
  * The one store behind core's ports, over either dialect. `secrets` keeps what must be read back
@@ -53,5 +68,6 @@ export function createStore(db: Database, secrets: StoredSecrets = storedSecrets
     ping: async () => {
       await db.run(first("SELECT 1 AS ok"));
     },
+    probeWrites: () => db.run(probeWrites()),
   };
 }

@@ -1,6 +1,7 @@
 import type { LeaseRegistry } from "../../core/chat/ports.ts";
 import type { BillingStore } from "../../core/store.ts";
 import type { Logger } from "../log.ts";
+import { UnwrittenReleases } from "./unwritten-releases.ts";
 
 /**
  * Keeps the leases of this process's open reservations alive: one timer and one query for all
@@ -13,8 +14,11 @@ export class LeaseKeeper implements LeaseRegistry {
    */
   private readonly open = new Set<string>();
   private admitting = 0;
+  /** Releases that could not be written, written again until they are (or their lease has run out). */
+  readonly unwritten: UnwrittenReleases;
 
   constructor(store: BillingStore, log: Logger, now: () => number, leaseMs: number) {
+    this.unwritten = new UnwrittenReleases(store, log, now, leaseMs);
     const timer = setInterval(() => {
       if (this.open.size === 0) return;
       store.renewLeases([...this.open], now() + leaseMs).catch((error) => log.warn("lease renewal failed", { error }));

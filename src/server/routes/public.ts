@@ -5,6 +5,7 @@ import type { Store } from "../../core/ports.ts";
 import { withDeadline } from "../deadline.ts";
 import { json, methodNotAllowed, plainError } from "../http.ts";
 import type { Logger } from "../log.ts";
+import type { UnwrittenReleases } from "../chat/unwritten-releases.ts";
 
 const MODELS_CACHE_CONTROL = "public, s-maxage=60, stale-while-revalidate=300";
 /** How long the public endpoints wait for the database before answering without it. */
@@ -23,11 +24,35 @@ const catalogEntry = (m: Model) => ({
   speed_badge: m.speedBadge,
 });
 
-export const publicRoutes = (store: Store, log: Logger, now: () => number) =>
-  new Elysia({ name: "public" })
+/** How long a write probe that passed is taken as still true: it takes SQLite's write lock, which a long CLI transaction may hold. */
+const WRITE_PROBE_VALID_MS = 5_000;
+
+/**
+ * Whether the database answers and takes writes: a query, writes of no rows (a read-only
+ * database, a revoked privilege; again at once after one failed, at most every 5 s while they
+ * pass), and no release this process could not write (a full disk).
+ */
+function databaseCheck(store: Store, unwritten: Pick<UnwrittenReleases, "size" | "flush">, now: () => number) {
+  let writableAt = -Infinity;
+  return async (): Promise<void> => {
+    await store.ping();
+    if (now() - writableAt >= WRITE_PROBE_VALID_MS) {
+      writableAt = -Infinity;
+      await store.probeWrites();
+      writableAt = now();
+    }
+    if (unwritten.size === 0) return;
+    await unwritten.flush();
+    if (unwritten.size > 0) throw new Error(`${unwritten.size} reservation release(s) could not be written`);
+  };
+}
+
+export const publicRoutes = (store: Store, log: Logger, now: () => number, unwritten: Pick<UnwrittenReleases, "size" | "flush">) => {
+  const databaseWritable = databaseCheck(store, unwritten, now);
+  return new Elysia({ name: "public" })
     .get("/health", async () => {
       try {
-        await withDeadline(store.ping(), QUERY_TIMEOUT_MS);
+        await withDeadline(databaseWritable(), QUERY_TIMEOUT_MS);
         return json({ status: "ok", db: "connected", ts: now() });
       } catch (error) {
         log.warn("health check failed", { error: (error as Error).message });
@@ -48,3 +73,4 @@ export const publicRoutes = (store: Store, log: Logger, now: () => number) =>
     })
     .all("/health", methodNotAllowed(plainError, "GET"))
     .all("/models", methodNotAllowed(plainError, "GET"));
+};

@@ -12,6 +12,7 @@ import { useGateway } from "../../support/server.ts";
 
 const python = pythonModule("anthropic");
 if (!python.ok) console.log(`skipping the Python anthropic SDK tests: ${python.reason}`);
+const interpreter = python.ok ? python.interpreter : "python3";
 
 // Each step's outcome as one JSON line on stdout; a step that fails prints the SDK's error class and status.
 const SCRIPT = String.raw`
@@ -44,7 +45,7 @@ afterAll(() => fake.stop());
 
 describeEachDialect("the Python anthropic SDK", (dialect) => {
   const gateway = useGateway(dialect, messagesEnv(fake));
-  const run = (step: string, key: string, model: string): Promise<any> => runPython(SCRIPT, { GW_BASE_URL: gateway().url, GW_KEY: key, GW_STEP: step, GW_MODEL: model });
+  const run = (step: string, key: string, model: string): Promise<any> => runPython(interpreter, SCRIPT, { GW_BASE_URL: gateway().url, GW_KEY: key, GW_STEP: step, GW_MODEL: model });
 
   test.skipIf(!python.ok).each([ANTHROPIC_NATIVE, ANTHROPIC_TRANSLATED])("%s: create, with the usage and its exact charge", async (model) => {
     const usage = { input: 300, output: 20, cached: 256 };

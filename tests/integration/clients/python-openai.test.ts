@@ -11,6 +11,7 @@ import { useGateway } from "../../support/server.ts";
 
 const python = pythonModule("openai");
 if (!python.ok) console.log(`skipping the Python openai SDK tests: ${python.reason}`);
+const interpreter = python.ok ? python.interpreter : "python3";
 
 // Each step's outcome as one JSON line on stdout (models dumped as the gateway sent them, exclude_unset); a step that throws prints its error class.
 const SCRIPT = String.raw`
@@ -66,7 +67,7 @@ describeEachDialect("the Python openai SDK", (dialect) => {
   const gateway = useGateway(dialect, providerEnv(fake));
 
   /** Runs one step of the script with the SDK's defaults (2 retries) and returns its JSON line. */
-  const run = (step: string, key: string): Promise<any> => runPython(SCRIPT, { GW_BASE_URL: `${gateway().url}/v1`, GW_KEY: key, GW_STEP: step });
+  const run = (step: string, key: string): Promise<any> => runPython(interpreter, SCRIPT, { GW_BASE_URL: `${gateway().url}/v1`, GW_KEY: key, GW_STEP: step });
 
   test.skipIf(!python.ok)("create with n and logprobs: both choices, the tokens, usage with cost_usd, an exact charge", async () => {
     fake.behave({ usage: { prompt_tokens: 40, completion_tokens: 20 }, usageDetails: { cached_tokens: 10 } });
