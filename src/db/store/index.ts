@@ -22,6 +22,7 @@ import { signInDeviceStore } from "./accounts/devices.ts";
 import { usageExportStore } from "./usage/export.ts";
 import { userStore } from "./accounts/users.ts";
 import { checkoutEventStore } from "./checkout/events.ts";
+import { chargebackStore } from "./checkout/chargebacks.ts";
 
 /**
  * The one store behind core's ports, over either dialect. `secrets` keeps what must be read back
@@ -42,6 +43,7 @@ export function createStore(db: Database, secrets: StoredSecrets = storedSecrets
     ...dashboardStore(db),
     ...checkoutStore(db),
     ...checkoutEventStore(db),
+    ...chargebackStore(db),
     ...alertStore(db),
     ...webhookStore(db, secrets),
     ...adminStore(db),
