@@ -10,6 +10,7 @@ import type { SessionStore } from "./accounts/session.ts";
 import type { SignInDeviceStore } from "./accounts/sign-in-devices.ts";
 import type { ModelSpendStore } from "./usage/model-spend.ts";
 import type { CheckoutEventStore } from "./checkout/events.ts";
+import type { ChargebackStore } from "./checkout/chargebacks.ts";
 import type { CheckoutStore, ReceiptStore } from "./checkout/sessions.ts";
 import type { DashboardStore } from "./usage/history.ts";
 import type { UsageExportStore } from "./usage/export.ts";
@@ -22,5 +23,5 @@ import type {
 
 export type Store = ModelStore & HealthStore & AccountStore & KeyStore & RateLimitStore & DashboardStore
   & UserStore & SessionStore & KeyManagementStore & UsageExportStore & BillingStore
-  & CheckoutStore & CheckoutEventStore & AlertStore & AuditStore & AccountSecurityStore & AdminAccountStore & AdminStatsStore
+  & CheckoutStore & CheckoutEventStore & ChargebackStore & AlertStore & AuditStore & AccountSecurityStore & AdminAccountStore & AdminStatsStore
   & ModelSpendStore & ReceiptStore & ResponsesStore & WebhookStore & OrgStore & SignInDeviceStore;

@@ -37,7 +37,11 @@ export interface HealthStore {
 // The records most ports share, named here too for the store's users.
 export type { Account, ApiKey } from "./entities.ts";
 
-type LedgerKind = "grant" | "purchase" | "charge" | "adjustment" | "transfer";
+/**
+ * `refund` takes back a refunded purchase's share of credits; `dispute_hold` takes a disputed
+ * purchase's credits out of the balance and `dispute_release` gives them back when it is won.
+ */
+type LedgerKind = "grant" | "purchase" | "charge" | "adjustment" | "transfer" | "refund" | "dispute_hold" | "dispute_release";
 
 /** An account made by the operator (the CLI): its e-mail counts as verified. */
 export interface NewAccount {

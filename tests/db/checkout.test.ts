@@ -122,7 +122,8 @@ describeEachDialect("the checkout store", (dialect) => {
       const [record] = await store.listCheckouts(buyer.id, { paidOnly: true });
       expect(record).toEqual({
         id: sessionId, accountId: buyer.id, packId: "team", credits: usd("120"), status: "paid", createdAt: now,
-        expiresAt: now + CHECKOUT_OPEN_MS, paidAt: now + 5, receiptUrl: null,
+        expiresAt: now + CHECKOUT_OPEN_MS, paidAt: now + 5, receiptUrl: null, paymentIntentId: null, amountPaidCents: null,
+        refundedCents: 0n, refundedCredits: usd("0"), disputedCents: null, disputeStatus: null,
       });
     });
 

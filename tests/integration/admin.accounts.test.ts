@@ -30,7 +30,7 @@ describeEachDialect("the console's accounts", (dialect) => {
       expect(body).toEqual({
         page: 1, pageSize: 50, hasMore: false,
         accounts: [newer, older].map((u) => ({
-          email: u.email, state: "active", admin: false, balanceUsd: "0.000000", reservedUsd: "0.000000", inflight: 0,
+          email: u.email, state: "active", admin: false, balanceUsd: "0.000000", overdrawn: false, reservedUsd: "0.000000", inflight: 0,
           createdAt: expect.stringMatching(/Z$/), bannedAt: null,
         })),
       });

@@ -14,6 +14,11 @@ interface Listed {
   status: string;
   createdAt: string;
   paidAt: string | null;
+  paidUsd: string | null;
+  refundedUsd: string;
+  creditsTakenBackUsd: string;
+  disputedUsd: string | null;
+  dispute: string | null;
 }
 
 const ISO = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
@@ -56,10 +61,13 @@ describeEachDialect("gateway purchases list, after buying through the compiled s
     const run = await cli("purchases", "list", "--email", buyer.email, "--json");
     expect(run.stderr).toBe("");
     expect(run.code).toBe(0);
-    const paid = { status: "paid", createdAt: expect.stringMatching(ISO), paidAt: expect.stringMatching(ISO) };
+    const paid = {
+      status: "paid", createdAt: expect.stringMatching(ISO), paidAt: expect.stringMatching(ISO),
+      refundedUsd: "0.00", creditsTakenBackUsd: "0.000000000", disputedUsd: null, dispute: null,
+    };
     expect(byPack(run.stdout)).toEqual([
-      { sessionId: sessions.pro!, pack: "pro", priceUsd: "50", creditsUsd: "60.000000000", ...paid },
-      { sessionId: sessions.team!, pack: "team", priceUsd: "100", creditsUsd: "120.000000000", ...paid },
+      { sessionId: sessions.pro!, pack: "pro", priceUsd: "50", creditsUsd: "60.000000000", paidUsd: "50.00", ...paid },
+      { sessionId: sessions.team!, pack: "team", priceUsd: "100", creditsUsd: "120.000000000", paidUsd: "100.00", ...paid },
     ]);
   });
 

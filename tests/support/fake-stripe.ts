@@ -1,6 +1,6 @@
-// A fake Stripe API on loopback: POST /v1/checkout/sessions in Stripe's wire format (a
-// form-encoded request, a JSON checkout.session answer), recording what it received; and
-// webhook deliveries signed the way Stripe signs them.
+// A fake Stripe API on loopback: POST /v1/checkout/sessions and POST /v1/refunds in Stripe's
+// wire format (a form-encoded request, a JSON object answer), recording what it received; and
+// webhook deliveries signed the way Stripe signs them, of checkout, refund and dispute events.
 import Stripe from "stripe";
 
 export interface ReceivedSession {
@@ -16,6 +16,10 @@ export interface FakeStripe {
   received: ReceivedSession[];
   /** The sessions created, by id, as Stripe answered them. */
   sessions: Map<string, Record<string, unknown>>;
+  /** The refund requests received (`payment_intent`, `amount`), with their idempotency keys. */
+  refunds: ReceivedSession[];
+  /** The charge of a paid session's payment intent as Stripe reports it now: `amount_refunded` grows with each refund. */
+  charge(paymentIntent: string): Record<string, unknown>;
   /** Until called again with null, answer session requests with this Stripe error. */
   failWith(failure: { status: number; message: string } | null): void;
   stop(): Promise<void>;
@@ -26,6 +30,35 @@ export function startFakeStripe(): FakeStripe {
   const received: ReceivedSession[] = [];
   const sessions = new Map<string, Record<string, unknown>>();
   let failure: { status: number; message: string } | null = null;
+  const refunds: ReceivedSession[] = [];
+  const refundedCents = new Map<string, number>();
+  const refundsByKey = new Map<string, Record<string, unknown>>();
+  const charge = (intent: string) => {
+    const session = [...sessions.values()].find((s) => paidSession(s).payment_intent === intent);
+    if (!session) throw new Error(`no session paid by ${intent}`);
+    return chargeOf(intent, session.amount_total as number, refundedCents.get(intent) ?? 0);
+  };
+  /**
+   * `POST /v1/refunds` (https://docs.stripe.com/api/refunds/create): refunds `amount` cents of
+   * the payment intent's charge, all that is left without one; more than is left is Stripe's
+   * 400. The same Idempotency-Key answers the first refund again and refunds nothing more.
+   */
+  const refund = (form: Record<string, string>, idempotencyKey: string | null): Response => {
+    const intent = form.payment_intent ?? "";
+    const before = idempotencyKey === null ? undefined : refundsByKey.get(idempotencyKey);
+    if (before) return Response.json(before);
+    const paid = charge(intent);
+    const left = (paid.amount as number) - (paid.amount_refunded as number);
+    const amount = form.amount === undefined ? left : Number(form.amount);
+    if (amount > left) {
+      const message = `Refund amount ($${(amount / 100).toFixed(2)}) is greater than unrefunded amount on charge ($${(left / 100).toFixed(2)})`;
+      return Response.json({ error: { type: "invalid_request_error", code: "amount_too_large", message } }, { status: 400 });
+    }
+    refundedCents.set(intent, (refundedCents.get(intent) ?? 0) + amount);
+    const answer = { id: `re_${crypto.randomUUID().replaceAll("-", "")}`, object: "refund", amount, currency: "usd", payment_intent: intent, charge: paid.id, status: "succeeded" };
+    if (idempotencyKey !== null) refundsByKey.set(idempotencyKey, answer);
+    return Response.json(answer);
+  };
 
   const server = Bun.serve({
     port: 0,
@@ -36,6 +69,12 @@ export function startFakeStripe(): FakeStripe {
       // A paid session's payment, with the receipt on its latest charge (asked for with expand[]=latest_charge).
       if (request.method === "GET" && intent) {
         return Response.json({ id: intent, object: "payment_intent", latest_charge: { id: `ch_${intent.slice(3)}`, object: "charge", receipt_url: receiptFor(intent) } });
+      }
+      if (request.method === "POST" && url.pathname === "/v1/refunds") {
+        const form = Object.fromEntries(new URLSearchParams(await request.text()));
+        const idempotencyKey = request.headers.get("idempotency-key");
+        refunds.push({ form, authorization: request.headers.get("authorization"), idempotencyKey });
+        return refund(form, idempotencyKey);
       }
       if (request.method !== "POST" || url.pathname !== "/v1/checkout/sessions") {
         return Response.json({ error: { type: "invalid_request_error", message: `Unrecognized request URL (${request.method}: ${url.pathname})` } }, { status: 404 });
@@ -57,6 +96,8 @@ export function startFakeStripe(): FakeStripe {
         status: "open",
         payment_status: "unpaid",
         client_reference_id: form.client_reference_id ?? null,
+        amount_total: PRICE_CENTS[form["line_items[0][price]"] ?? ""] ?? null,
+        currency: "usd",
         metadata: { accountId: form["metadata[accountId]"], packId: form["metadata[packId]"] },
         success_url: form.success_url,
         cancel_url: form.cancel_url,
@@ -76,6 +117,8 @@ export function startFakeStripe(): FakeStripe {
     apiBase: `http://127.0.0.1:${server.port}`,
     received,
     sessions,
+    refunds,
+    charge,
     failWith: (next) => {
       failure = next;
     },
@@ -86,6 +129,8 @@ export function startFakeStripe(): FakeStripe {
 
 export const WEBHOOK_SECRET = "whsec_test_gateway_secret";
 export const PRICES = { builder: "price_builder_25", pro: "price_pro_50", team: "price_team_100", scale: "price_scale_200" };
+/** What each price charges, in cents. */
+const PRICE_CENTS: Record<string, number> = { [PRICES.builder]: 2500, [PRICES.pro]: 5000, [PRICES.team]: 10000, [PRICES.scale]: 20000 };
 
 /** The gateway's Stripe settings for a fake: every pack priced, webhooks signed with WEBHOOK_SECRET. */
 export const stripeEnv = (fake: FakeStripe): Record<string, string> => ({
@@ -138,3 +183,23 @@ export async function deliver(
     body,
   });
 }
+
+/**
+ * A payment intent's charge as Stripe reports it (https://docs.stripe.com/api/charges/object):
+ * `amount_refunded` is the total refunded so far, `refunded` true only once it is all of `amount`.
+ */
+export const chargeOf = (intent: string, amount: number, amountRefunded: number) => ({
+  id: `ch_${intent.slice(3)}`, object: "charge", amount, amount_captured: amount, amount_refunded: amountRefunded,
+  currency: "usd", paid: true, payment_intent: intent, refunded: amountRefunded >= amount, disputed: false,
+});
+
+/**
+ * A dispute of a payment intent's charge (https://docs.stripe.com/api/disputes/object), the
+ * object of `charge.dispute.created` and `charge.dispute.closed`
+ * (https://docs.stripe.com/api/events/types): `status` is `needs_response` while open, then
+ * `won`, `lost` or, for an inquiry, `warning_closed`.
+ */
+export const disputeOf = (intent: string, amount: number, status: string, id = `du_${intent.slice(3)}`) => ({
+  id, object: "dispute", amount, charge: `ch_${intent.slice(3)}`, currency: "usd", payment_intent: intent,
+  reason: "fraudulent", status, is_charge_refundable: false, livemode: false, metadata: {},
+});

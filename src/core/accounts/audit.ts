@@ -37,6 +37,8 @@ export const AUDIT_EVENT_TYPES = [
   "member_changed",
   "member_removed",
   "credits_transferred",
+  // An operator's refund of a purchase through Stripe (the console), recorded on the buyer's account.
+  "purchase_refunded",
 ] as const;
 
 export type AuditEventType = (typeof AUDIT_EVENT_TYPES)[number];

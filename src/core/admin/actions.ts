@@ -4,9 +4,9 @@ import type { Model } from "../catalog.ts";
 import type { CheckoutStore } from "../checkout/sessions.ts";
 import { usageLogView, type DashboardStore } from "../usage/history.ts";
 import { AppError } from "../errors.ts";
+import { adminPurchaseView } from "./purchases.ts";
 import { keyListView } from "../keys/rules.ts";
 import { formatUsd, type Nanos } from "../money.ts";
-import { purchaseView } from "../checkout/purchases.ts";
 import type { Account, AccountChange, AccountStore, Credit, KeyManagementStore, ModelChange, ModelStore, UserStore } from "../store.ts";
 
 // What the console reads about accounts and what its writes do. Every write is audited, naming
@@ -79,7 +79,7 @@ export async function accountDetail(store: AdminPorts["store"], email: string, n
   return {
     account: adminAccountView(account),
     keys: keys.map((k) => keyListView(k, now)),
-    purchases: purchases.filter((c) => c.id.startsWith("cs_")).map(purchaseView),
+    purchases: purchases.filter((c) => c.id.startsWith("cs_")).map(adminPurchaseView),
     usage: usage.map(usageLogView),
   };
 }

@@ -126,6 +126,9 @@ export const adminAccountView = (account: Account) => ({
   state: accountState(account),
   admin: account.isAdmin,
   balanceUsd: formatUsd(account.balance, 6),
+  // Below zero after a refund or a dispute took back credits already spent: every key is
+  // refused with 402 until the account is topped up or granted credits.
+  overdrawn: account.balance < 0n,
   reservedUsd: formatUsd(account.reserved, 6),
   inflight: account.inflight,
   createdAt: iso(account.createdAt) as string,

@@ -17,15 +17,26 @@ export interface SessionFallback {
 
 /** What an event asks of the gateway. */
 type CheckoutEvent =
-  | { kind: "paid"; eventId: string; eventType: string; sessionId: string; fallback: SessionFallback | null }
+  | { kind: "paid"; eventId: string; eventType: string; sessionId: string; fallback: SessionFallback | null; payment: PaidWith }
   | { kind: "closed"; eventId: string; eventType: string; sessionId: string; status: "expired" | "failed" }
   | { kind: "ignored" };
+
+/**
+ * The payment of a paid session, kept for its refunds and disputes: they name its PaymentIntent,
+ * and a refund's share of the credits is a share of the amount paid (cents). Null when absent.
+ */
+export interface PaidWith {
+  paymentIntentId: string | null;
+  amountCents: bigint | null;
+}
 
 export interface CheckoutPayment {
   eventId: string;
   eventType: string;
   sessionId: string;
   fallback: SessionFallback | null;
+  /** Absent: nothing known of the payment (kept null). */
+  payment?: PaidWith;
   now: number;
 }
 
@@ -59,6 +70,14 @@ function fallbackOf(session: Record<string, unknown>): SessionFallback | null {
   return { accountId, packId, credits: CREDIT_PACKS[packId].credits };
 }
 
+function paidWith(session: Record<string, unknown>): PaidWith {
+  const { payment_intent: intent, amount_total: amount } = session;
+  return {
+    paymentIntentId: typeof intent === "string" && intent !== "" ? intent : null,
+    amountCents: typeof amount === "number" && Number.isSafeInteger(amount) && amount > 0 ? BigInt(amount) : null,
+  };
+}
+
 /**
  * Reads a verified Stripe event. A completed session credits when its payment status is
  * `paid`; one paid later by a delayed method (bank debit) credits on
@@ -71,9 +90,9 @@ export function readCheckoutEvent(event: ProviderEvent): CheckoutEvent {
   const base = { eventId: event.id, eventType: event.type, sessionId };
   switch (event.type) {
     case "checkout.session.completed":
-      return session.payment_status === "paid" ? { kind: "paid", ...base, fallback: fallbackOf(session) } : { kind: "ignored" };
+      return session.payment_status === "paid" ? { kind: "paid", ...base, fallback: fallbackOf(session), payment: paidWith(session) } : { kind: "ignored" };
     case "checkout.session.async_payment_succeeded":
-      return { kind: "paid", ...base, fallback: fallbackOf(session) };
+      return { kind: "paid", ...base, fallback: fallbackOf(session), payment: paidWith(session) };
     case "checkout.session.expired":
       return { kind: "closed", ...base, status: "expired" };
     case "checkout.session.async_payment_failed":

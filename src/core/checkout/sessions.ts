@@ -13,6 +13,9 @@ export const CHECKOUT_HOLD_MS = 5 * 60 * 1000;
 /** `open` until paid, or closed by Stripe as `expired` (never paid) or `failed` (a delayed payment failed). */
 export type CheckoutStatus = "open" | "paid" | "expired" | "failed";
 
+/** A paid purchase's chargeback: `open` while its credits are held, then `won` (given back) or `lost` (kept taken). */
+export type DisputeStatus = "open" | "won" | "lost";
+
 /** A checkout session as the gateway recorded it. */
 export interface CheckoutRecord {
   id: string;
@@ -25,6 +28,15 @@ export interface CheckoutRecord {
   paidAt: number | null;
   /** Stripe's receipt for the payment; null until Stripe gives one. */
   receiptUrl: string | null;
+  /** The payment's PaymentIntent and amount (cents), as Stripe reported them when it was paid; null before. */
+  paymentIntentId: string | null;
+  amountPaidCents: bigint | null;
+  /** Money refunded so far (cents), and the credits taken back for it. */
+  refundedCents: bigint;
+  refundedCredits: Nanos;
+  /** The payment's dispute: the money disputed (cents) and how it stands; null without one. */
+  disputedCents: bigint | null;
+  disputeStatus: DisputeStatus | null;
 }
 
 export interface CheckoutHold {
@@ -51,6 +63,8 @@ export interface CheckoutStore {
   openCheckout(holdId: string, session: { id: string; expiresAt: number }): Promise<void>;
   /** Removes a hold whose session could not be created, giving its capacity back. */
   dropCheckoutHold(holdId: string): Promise<void>;
+  /** One checkout session by its id, or null. */
+  getCheckout(id: string): Promise<CheckoutRecord | null>;
   /** The account's checkout sessions, newest first; only the paid ones when `paidOnly`. */
   listCheckouts(accountId: string, options: { paidOnly: boolean }): Promise<CheckoutRecord[]>;
 }

@@ -22,6 +22,7 @@ import { signInDeviceStore } from "./accounts/devices.ts";
 import { usageExportStore } from "./usage/export.ts";
 import { userStore } from "./accounts/users.ts";
 import { checkoutEventStore } from "./checkout/events.ts";
+import { chargebackStore } from "./checkout/chargebacks.ts";
 
 /**
  * Writes of no rows to each table a chat request writes, each as that request would: the
@@ -57,6 +58,7 @@ export function createStore(db: Database, secrets: StoredSecrets = storedSecrets
     ...dashboardStore(db),
     ...checkoutStore(db),
     ...checkoutEventStore(db),
+    ...chargebackStore(db),
     ...alertStore(db),
     ...webhookStore(db, secrets),
     ...adminStore(db),

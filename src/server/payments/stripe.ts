@@ -1,6 +1,8 @@
 import Stripe from "stripe";
 import type { Config } from "../../config.ts";
+import type { RefundProvider } from "../../core/checkout/refunds.ts";
 import type { CheckoutProvider } from "../../core/checkout/sessions.ts";
+import { AppError } from "../../core/errors.ts";
 import type { Logger } from "../log.ts";
 
 /** Retries of a failed API call; the idempotency key makes them create one session. */
@@ -58,6 +60,28 @@ export function stripeCheckout(stripe: Stripe, log: Logger): CheckoutProvider {
         // The buyer sees the spec's generic 500; the operator needs Stripe's reason.
         log.error("stripe checkout session failed", { error, accountId: input.accountId, packId: input.packId });
         throw error;
+      }
+    },
+  };
+}
+
+/**
+ * Stripe's refund API as core's refund provider: `POST /v1/refunds` for the purchase's
+ * PaymentIntent and an amount in cents. Stripe's refusal (already refunded, a disputed
+ * charge…) is the operator's to read: it is passed on as a 502 with Stripe's message.
+ */
+export function stripeRefunds(stripe: Stripe, log: Logger): RefundProvider {
+  return {
+    async refund(input) {
+      try {
+        const refund = await stripe.refunds.create(
+          { payment_intent: input.paymentIntentId, amount: Number(input.amountCents) },
+          { idempotencyKey: input.idempotencyKey },
+        );
+        return { id: refund.id, status: refund.status ?? "pending" };
+      } catch (error) {
+        log.error("stripe refund failed", { error, paymentIntentId: input.paymentIntentId });
+        throw new AppError("provider_error", `Stripe refused the refund: ${(error as Error).message}`);
       }
     },
   };

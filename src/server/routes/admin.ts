@@ -4,6 +4,8 @@ import {
   accountDetail, adminAuditPage, catalogList, editModel, grantCredits, searchAccounts, setBanned, type AdminPorts, type OperatorAct,
 } from "../../core/admin/actions.ts";
 import { adminStats, parseStatsDays } from "../../core/admin/stats.ts";
+import { refundAsOperator } from "../../core/admin/purchases.ts";
+import { stripeClient, stripeRefunds } from "../payments/stripe.ts";
 import { parseAuditPage } from "../../core/accounts/audit.ts";
 import type { AppDeps } from "../deps.ts";
 import { clientIp } from "../client-ip.ts";
@@ -15,11 +17,14 @@ type Server = Parameters<typeof clientIp>[1];
 
 /**
  * The operator console's JSON endpoints (`/dashboard/admin` reads them). Session only: 401
- * without a session, 403 for an account that is not an operator; every write is audited.
+ * without a session, 403 for an account that is not an operator; every write is audited, a
+ * purchase's refund (`POST /admin/purchases/{id}/refund`) too.
  */
 export const adminRoutes = (deps: AppDeps) => {
-  const { store, now, config } = deps;
+  const { store, now, config, log } = deps;
   const ports: AdminPorts = { store };
+  const stripe = stripeClient(config.stripe);
+  const refunds = { store, audit: store, provider: stripe === null ? null : stripeRefunds(stripe, log) };
   const act = (session: Session, request: Request, server: Server): OperatorAct => ({
     operator: requireOperator(session), ip: clientIp(request, server, config.trustProxy), now: now(),
   });
@@ -34,6 +39,7 @@ export const adminRoutes = (deps: AppDeps) => {
     .all("/admin/models", methodNotAllowed(plainError, "GET"))
     .all("/admin/models/:id", methodNotAllowed(plainError, "PATCH"))
     .all("/admin/audit", methodNotAllowed(plainError, "GET"))
+    .all("/admin/purchases/:id/refund", methodNotAllowed(plainError, "POST"))
     .use(sessionPlugin(deps))
     .get("/admin/accounts", async ({ session, query }) => {
       requireOperator(session);
@@ -64,6 +70,10 @@ export const adminRoutes = (deps: AppDeps) => {
     .get("/admin/audit", async ({ session, query }) => {
       requireOperator(session);
       return json(await adminAuditPage(store, parseAuditPage(query.page), query.email));
+    })
+    .post("/admin/purchases/:id/refund", async ({ session, params, request, server }) => {
+      const by = act(session, request, server);
+      return json(await refundAsOperator(refunds, by, params.id, await readObjectBody(request)));
     })
     .patch("/admin/models/:id", async ({ session, params, request, server }) => {
       const by = act(session, request, server);

@@ -1,4 +1,5 @@
 import { Elysia } from "elysia";
+import { applyChargeEvent, readChargeEvent, type ChargeEvent } from "../../core/checkout/chargebacks.ts";
 import { applyCheckoutEvent, readCheckoutEvent } from "../../core/checkout/events.ts";
 import { formatUsd } from "../../core/money.ts";
 import type { AppDeps } from "../deps.ts";
@@ -9,18 +10,34 @@ import { verifiedStripeEvent } from "../payments/stripe-webhook.ts";
 
 /**
  * `POST /webhooks/stripe`: Stripe's events, verified over the raw body. Paid checkouts are
- * credited once however often they are delivered; events the gateway does not act on are
+ * credited, and refunds and disputes taken back or held, once however often they are delivered; events the gateway does not act on are
  * acknowledged with 200 so that Stripe stops sending them.
  */
 export const webhookRoutes = (deps: AppDeps) => {
   const { config, store, log, now } = deps;
   const stripe = stripeClient(config.stripe);
+  /** A refund or dispute: the ledger follows it once; money going back is logged for the operator. */
+  const applyCharge = async (event: ChargeEvent) => {
+    const outcome = await applyChargeEvent(store, event, now());
+    const about = { eventId: event.eventId, type: event.eventType, paymentIntentId: event.paymentIntentId };
+    if (outcome.applied) {
+      log.info("purchase credits moved", { ...about, accountId: outcome.accountId, sessionId: outcome.sessionId, amountUsd: formatUsd(outcome.amount, 9), balanceUsd: formatUsd(outcome.balance, 9) });
+    } else if (outcome.reason === "unknown_payment") {
+      // Not a payment of this gateway's checkouts (another product on the same Stripe account?).
+      log.warn("refund or dispute of an unknown payment ignored", about);
+    }
+  };
   return new Elysia({ name: "webhooks" })
     .all("/webhooks/stripe", methodNotAllowed(plainError, "POST"))
     .post(
       "/webhooks/stripe",
       async ({ request }) => {
         const event = await verifiedStripeEvent(request, config.stripe.webhookSecret, now(), log);
+        const chargeEvent = readChargeEvent(event);
+        if (chargeEvent !== null) {
+          await applyCharge(chargeEvent);
+          return json({ received: true });
+        }
         const checkoutEvent = readCheckoutEvent(event);
         const result = await applyCheckoutEvent(store, checkoutEvent, now());
         if ("credited" in result && result.credited) {

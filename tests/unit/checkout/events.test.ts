@@ -17,13 +17,13 @@ const teamFallback = { accountId: "acct-1", packId: "team", credits: parseUsd("1
 describe("readCheckoutEvent", () => {
   test("a completed, paid session is paid, with the pack's credits from its metadata, never the event's amount", () => {
     expect(readCheckoutEvent(event("checkout.session.completed", session()))).toEqual({
-      kind: "paid", ...base, eventType: "checkout.session.completed", fallback: teamFallback,
+      kind: "paid", ...base, eventType: "checkout.session.completed", fallback: teamFallback, payment: { paymentIntentId: null, amountCents: 999_999_00n },
     });
   });
 
   test("a delayed payment that succeeded is paid", () => {
     expect(readCheckoutEvent(event("checkout.session.async_payment_succeeded", session({ payment_status: "paid" })))).toEqual({
-      kind: "paid", ...base, eventType: "checkout.session.async_payment_succeeded", fallback: teamFallback,
+      kind: "paid", ...base, eventType: "checkout.session.async_payment_succeeded", fallback: teamFallback, payment: { paymentIntentId: null, amountCents: 999_999_00n },
     });
   });
 

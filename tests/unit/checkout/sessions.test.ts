@@ -69,6 +69,7 @@ function fakes(options: { exhausted?: boolean; providerFails?: boolean; expiresA
         recorded.holds.push(input);
         return options.exhausted ? { exhausted: true } : { holdId: "hold_1" };
       },
+      getCheckout: async () => null,
       openCheckout: async (holdId, session) => {
         recorded.opened.push([holdId, session]);
       },

@@ -8,7 +8,7 @@ import { appendLedger } from "../accounts/records.ts";
  * Records a provider event as processed; false when it was processed before. A concurrent
  * delivery of the same event waits on the primary key until the first commits, then finds it.
  */
-function* recordEvent(eventId: string, eventType: string, now: number): Work<boolean> {
+export function* recordEvent(eventId: string, eventType: string, now: number): Work<boolean> {
   const inserted = yield* first(
     "INSERT INTO webhook_events (id, type, processed_at) VALUES (?, ?, ?) ON CONFLICT (id) DO NOTHING RETURNING id",
     eventId, eventType, now,
@@ -44,6 +44,12 @@ function* recordCheckoutPayment(input: CheckoutPayment): Work<PaymentOutcome> {
     note: `${purchase.packId} pack, checkout ${input.sessionId}`, idempotencyKey: input.sessionId, now: input.now,
   });
   yield* exec("UPDATE checkout_sessions SET status = 'paid', paid_at = ? WHERE id = ? AND status <> 'paid'", input.now, input.sessionId);
+  // What its refunds and disputes will name and be a share of; the first paid event's word stands.
+  yield* exec(
+    `UPDATE checkout_sessions SET payment_intent_id = COALESCE(payment_intent_id, ?), amount_paid_cents = COALESCE(amount_paid_cents, ?)
+     WHERE id = ?`,
+    input.payment?.paymentIntentId ?? null, input.payment?.amountCents ?? null, input.sessionId,
+  );
   if (!credited) return { credited: false, reason: "duplicate" };
   return { credited: true, accountId: purchase.accountId, credits: purchase.credits, balance: credited.balance };
 }

@@ -21,6 +21,12 @@ const toCheckout = (r: typeof sessions.$inferSelect): CheckoutRecord => ({
   expiresAt: r.expiresAt,
   paidAt: r.paidAt,
   receiptUrl: r.receiptUrl,
+  paymentIntentId: r.paymentIntentId,
+  amountPaidCents: r.amountPaidCents === null ? null : BigInt(r.amountPaidCents),
+  refundedCents: BigInt(r.refundedCents),
+  refundedCredits: r.refundedNanos,
+  disputedCents: r.disputedCents === null ? null : BigInt(r.disputedCents),
+  disputeStatus: r.disputeStatus,
 });
 
 /** Credits committed against the capacity: paid this UTC month, or in a checkout still open. */
@@ -60,6 +66,10 @@ export const checkoutStore = (db: Database): CheckoutStore & ReceiptStore => ({
   },
   dropCheckoutHold: async (holdId) => {
     await db.run(query(build.delete(sessions).where(eq(sessions.id, holdId))));
+  },
+  getCheckout: async (id) => {
+    const [found] = await db.run(records(sessions, build.select().from(sessions).where(eq(sessions.id, id))));
+    return found ? toCheckout(found) : null;
   },
   listCheckouts: (accountId, { paidOnly }) => db.run(listCheckouts(accountId, paidOnly)),
   setReceiptUrl: async (sessionId, url) => {

@@ -16,6 +16,7 @@ const EVENT_NAMES: Record<AuditEventType, string> = {
   org_created: "Organization created", org_renamed: "Organization renamed", org_deleted: "Organization deleted",
   invitation_sent: "Invitation sent", invitation_revoked: "Invitation revoked", member_joined: "Member joined",
   member_changed: "Member changed", member_removed: "Member removed", credits_transferred: "Credits transferred",
+  purchase_refunded: "Purchase refunded",
 };
 
 /** An audit event's type in words: "totp_enabled" → "2FA enabled". */
