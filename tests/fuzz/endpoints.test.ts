@@ -307,13 +307,15 @@ describeEachDialect("fuzzing a running gateway", (dialect) => {
     ["GET", "/account/spend/models"], ["GET", "/account/purchases"], ["GET", "/account/audit"], ["GET", "/admin/accounts"],
     ["GET", "/admin/accounts/:id"], ["POST", "/admin/accounts/:id/credits"], ["POST", "/admin/accounts/:id/ban"],
     ["POST", "/admin/accounts/:id/unban"], ["GET", "/admin/stats"], ["GET", "/admin/models"], ["PATCH", "/admin/models/:id"],
-    ["GET", "/admin/audit"], ["GET", "/dashboard/models"], ["GET", "/dashboard/usage"], ["GET", "/dashboard/purchases"],
+    ["GET", "/admin/audit"], ["POST", "/admin/purchases/:id/refund"], ["GET", "/dashboard/models"], ["GET", "/dashboard/usage"], ["GET", "/dashboard/purchases"],
     ["GET", "/dashboard/admin"], ["GET", "/dashboard/admin/accounts"], ["GET", "/dashboard/admin/catalog"],
     // Organizations (`:org` stands for the user's own organization or anything; `:id` for a member or an invitation).
     ["POST", "/orgs"], ["GET", "/orgs"], ["PATCH", "/orgs/:org"], ["DELETE", "/orgs/:org"], ["GET", "/orgs/:org/members"],
     ["PATCH", "/orgs/:org/members/:id"], ["DELETE", "/orgs/:org/members/:id"], ["GET", "/orgs/:org/invitations"],
     ["POST", "/orgs/:org/invitations"], ["DELETE", "/orgs/:org/invitations/:id"], ["POST", "/orgs/:org/invitations/:id/resend"],
     ["POST", "/orgs/:org/transfers"], ["POST", "/invitations/accept"], ["GET", "/keys/generate?org=:org"], ["GET", "/account/usage?org=:org"],
+    // The Responses API's WebSocket mode is refused (426 with an Upgrade header, else 405).
+    ["GET", "/v1/responses"],
   ];
   // The query parameters the endpoints read, with anything as their value; or anything at all.
   const QUERY_PARAMS = ["page", "q", "days", "email", "key", "model", "status", "from", "to", "after", "limit", "order", "org", "member"];
