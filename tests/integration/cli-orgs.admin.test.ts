@@ -80,7 +80,7 @@ describeEachDialect("the orgs CLI's administration", (dialect) => {
     expect(below.code).toBe(1);
     expect(await cliJson("orgs", "grant", org.id, "--usd", "-2.5")).toMatchObject({ kind: "adjustment", balanceUsd: "10.000000000" });
     expect(await audit(org.id)).toContainEqual(["credits_granted", expect.stringContaining("grant of 12.500000000 USD")]);
-    expect((await cliJson("orgs", "list")).find((o: { id: string }) => o.id === org.id)).toMatchObject({ balanceUsd: "10.000000" });
+    expect((await cliJson("orgs", "list")).find((o: { id: string }) => o.id === org.id)).toMatchObject({ balanceUsd: "10.000000000" });
   }, SLOW_MS);
 
   test("delete refuses an organization with a balance and deletes an empty one, audited", async () => {

@@ -2,9 +2,8 @@ import type { Command } from "commander";
 import { parseGrant } from "../../core/admin/rules.ts";
 import { membershipView, nameHolder, parseOrgName } from "../../core/orgs/requests.ts";
 import type { Store } from "../../core/ports.ts";
-import { formatUsd } from "../../core/money.ts";
 import { withStore } from "../context.ts";
-import { CliError, printRecords, printResult, type Output } from "../output.ts";
+import { CliError, exactUsd, printRecords, printResult, type Output } from "../output.ts";
 import { requireAccount } from "../args.ts";
 import { asCli, operator, requireOrg } from "./orgs-args.ts";
 import { registerOrgPeople } from "./orgs-people.ts";
@@ -40,7 +39,7 @@ export function registerOrgs(program: Command, output: () => Output): void {
           printRecords(output(), (await store.listMemberships(person.id)).map(membershipView), { id: (m) => m.id, name: (m) => m.name, role: (m) => m.role });
           return;
         }
-        const listed = (await store.listOrgs()).map((o) => ({ id: o.id, name: o.name, members: o.members, balanceUsd: formatUsd(o.balance, 6) }));
+        const listed = (await store.listOrgs()).map((o) => ({ id: o.id, name: o.name, members: o.members, balanceUsd: exactUsd(o.balance) }));
         printRecords(output(), listed, { id: (o) => o.id, name: (o) => o.name, members: (o) => o.members, "balance USD": (o) => o.balanceUsd });
       }),
     );
@@ -79,12 +78,12 @@ export function registerOrgs(program: Command, output: () => Output): void {
         const org = await requireOrg(store, ref);
         const outcome = await store.grantCredit({ orgId: org.id, ...grant, actor: operator(), now: Date.now() });
         if ("refused" in outcome && outcome.refused === "below_zero") {
-          throw new CliError(`${formatUsd(grant.amount, 9)} USD would take the balance of "${org.name}" (${formatUsd(outcome.balance, 9)} USD) below zero`);
+          throw new CliError(`${exactUsd(grant.amount)} USD would take the balance of "${org.name}" (${exactUsd(outcome.balance)} USD) below zero`);
         }
         if ("refused" in outcome) throw new CliError(`no organization "${ref}" (see: gateway orgs list)`);
-        const balanceUsd = formatUsd(outcome.ok.balance, 9);
-        printResult(output(), { id: org.id, name: org.name, kind: grant.kind, amountUsd: formatUsd(grant.amount, 9), note: grant.note, balanceUsd },
-          `${grant.kind} of ${formatUsd(grant.amount, 9)} USD to "${org.name}"; balance ${balanceUsd} USD`);
+        const balanceUsd = exactUsd(outcome.ok.balance);
+        printResult(output(), { id: org.id, name: org.name, kind: grant.kind, amountUsd: exactUsd(grant.amount), note: grant.note, balanceUsd },
+          `${grant.kind} of ${exactUsd(grant.amount)} USD to "${org.name}"; balance ${balanceUsd} USD`);
       });
     });
 
