@@ -16,7 +16,7 @@ import { providerEnv, startFakeUpstream } from "../support/fake-upstream.ts";
 import { readJson } from "../support/http.ts";
 import { PASSWORD, logInUser, request, signUpUser, uniqueEmail } from "../support/session.ts";
 
-setDefaultTimeout(20_000); // a server process, several CLI runs and argon2 sign-ins
+setDefaultTimeout(60_000); // a server process, several CLI runs and argon2 sign-ins, on a host that may be busy
 
 const fake = startFakeUpstream();
 afterAll(() => fake.stop());
