@@ -164,3 +164,21 @@ export async function expectChargedExactly(gateway: TestGateway, accountId: stri
   const after = (await gateway.store.getAccount(accountId))!;
   expect([after.balance, after.reserved, after.inflight]).toEqual([funded - total, 0n, 0] as never);
 }
+
+/** The reasoning the fake's thinking model gives with its tool call. */
+export const REASONING = "I should write the file.";
+
+/**
+ * The client sent the tool-calling turn's reasoning back (chat: as `reasoning_content`; Messages:
+ * as the thinking block, signed by the gateway), and it reached DeepSeek as `reasoning_content`.
+ */
+export function reasoningCameBack(exchanges: Exchange[], forwarded: FakeResponsesProvider["received"]) {
+  const sent = JSON.parse(exchanges.filter((e) => e.method === "POST").at(-1)!.body) as Fields;
+  const turn = (sent.messages as Fields[]).find((m) => m.role === "assistant");
+  const carried = turn?.reasoning_content ?? (Array.isArray(turn?.content) ? turn.content.find((b: Fields) => b.type === "thinking")?.thinking : undefined);
+  expect(carried, "the client did not send the reasoning back").toBe(REASONING);
+  const second = forwarded.filter((f) => f.path === "/v1/chat/completions").map((f) => f.body).find(carriesToolResult);
+  expect(second, "no chat request carried the tool's output").toBeDefined();
+  const assistant = (second!.messages as Fields[]).find((m) => m.role === "assistant" && Array.isArray(m.tool_calls) && m.tool_calls.length > 0);
+  expect(assistant).toMatchObject({ reasoning_content: REASONING });
+}

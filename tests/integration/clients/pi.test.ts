@@ -11,7 +11,7 @@ import { mkdtempSync, readFileSync, realpathSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fundedKey } from "../../support/accounts.ts";
-import { carriesToolResult, driveAgent, expectChargedExactly, expectFinished, startRecordingProxy, type Exchange } from "../../support/agent-run.ts";
+import { driveAgent, expectChargedExactly, expectFinished, REASONING, reasoningCameBack, startRecordingProxy, type Exchange } from "../../support/agent-run.ts";
 import { describeEachDialect } from "../../support/databases.ts";
 import { startFakeResponsesProvider } from "../../support/fake-responses.ts";
 import { piCli, runPi, type PiApi } from "../../support/pi.ts";
@@ -43,24 +43,6 @@ interface Case {
   check?: (exchanges: Exchange[], forwarded: typeof fake.received) => void;
 }
 
-const chatBodies = (forwarded: typeof fake.received) => forwarded.filter((f) => f.path === "/v1/chat/completions").map((f) => f.body);
-
-/**
- * The client sent the tool-calling turn's reasoning back (chat: as `reasoning_content`; Messages:
- * as the thinking block, signed by the gateway), and it reached DeepSeek as `reasoning_content`.
- */
-function reasoningCameBack(exchanges: Exchange[], forwarded: typeof fake.received) {
-  const sent = JSON.parse(exchanges.filter((e) => e.method === "POST").at(-1)!.body) as Fields;
-  const turn = (sent.messages as Fields[]).find((m) => m.role === "assistant");
-  const carried = turn?.reasoning_content ?? (Array.isArray(turn?.content) ? turn.content.find((b: Fields) => b.type === "thinking")?.thinking : undefined);
-  expect(carried, "the client did not send the reasoning back").toBe(REASONING);
-  const second = chatBodies(forwarded).find(carriesToolResult);
-  expect(second, "no chat request carried the tool's output").toBeDefined();
-  const assistant = (second!.messages as Fields[]).find((m) => m.role === "assistant" && Array.isArray(m.tool_calls) && m.tool_calls.length > 0);
-  expect(assistant).toMatchObject({ reasoning_content: REASONING });
-}
-
-const REASONING = "I should write the file.";
 const THINKING = "deepseek-v4-pro";
 
 const write = { tool: "write", args: (file: string) => ({ path: file, content: "hi" }) };
