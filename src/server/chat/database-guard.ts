@@ -56,7 +56,7 @@ export function guardedBilling(
     });
   };
   /** A reservation's end that failed to be written: its release is written again until it is. */
-  const unwrittenOnFailure = (release: Release) => (error: unknown): never => {
+  const unwrittenOnFailure = (release: Release, error: unknown): never => {
     unwritten.add(release);
     throw error;
   };
@@ -65,10 +65,9 @@ export function guardedBilling(
   return {
     admitByKey: (keyHash, admission) => admitting(() => store.admitByKey(keyHash, admission), (late) => late.reservationId, admission.now),
     reserve: (input) => admitting(() => store.reserve(input), (late) => (late.ok ? late.reservationId : null), input.now),
-    settle: (input) => {
-      const release = { reservationId: input.reservationId, reason: CHARGE_NOT_WRITTEN, latencyMs: input.latencyMs, now: input.now };
-      return guarded(store.settle(input), log).catch(unwrittenOnFailure(release));
-    },
-    release: (input) => guarded(store.release(input), log).catch(unwrittenOnFailure(input)),
+    // The release to write again is made only when the write failed: a settlement is on every request's path.
+    settle: (input) => guarded(store.settle(input), log).catch((error: unknown) =>
+      unwrittenOnFailure({ reservationId: input.reservationId, reason: CHARGE_NOT_WRITTEN, latencyMs: input.latencyMs, now: input.now }, error)),
+    release: (input) => guarded(store.release(input), log).catch((error: unknown) => unwrittenOnFailure(input, error)),
   };
 }
