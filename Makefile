@@ -2,7 +2,7 @@
 BUN := node_modules/.bin/bun
 SOURCES := $(shell find src migrations -type f) package.json
 # Derived from tracked sources, never committed (so that duplicate scans and reviews skip them):
-# the Postgres schema from the SQLite one, and the migrations embedded in the binary.
+# the Postgres schema (pg.gen.ts and pg/) from the SQLite one, and the migrations embedded in the binary.
 GENERATED := src/db/schema/pg.gen.ts src/db/migrations.gen.ts
 
 .PHONY: run test build typecheck migrations bench bench-ab bench-tools clean install
@@ -49,7 +49,7 @@ typecheck: install
 
 install: node_modules/.installed $(GENERATED)
 
-src/db/schema/pg.gen.ts: src/db/schema/sqlite.ts src/db/schema/derive-pg.ts node_modules/.installed
+src/db/schema/pg.gen.ts: src/db/schema/sqlite.ts $(wildcard src/db/schema/sqlite/*.ts) src/db/schema/derive-pg.ts node_modules/.installed
 	$(BUN) scripts/schema-pg.ts
 
 src/db/migrations.gen.ts: $(shell find migrations -name '*.sql') src/db/migration-files.ts node_modules/.installed
@@ -59,7 +59,7 @@ node_modules/.installed: package.json package-lock.json
 	npm ci --no-audit --no-fund
 	@touch $@
 
-# After changing src/db/schema/sqlite.ts: derive pg.gen.ts, generate SQL for both dialects and embed it in the binary.
+# After changing the schema (src/db/schema/sqlite/): derive the Postgres one, generate SQL for both dialects and embed it in the binary.
 migrations: install
 	$(BUN) scripts/schema-pg.ts
 	node_modules/.bin/drizzle-kit generate --config drizzle.sqlite.config.ts
