@@ -2,6 +2,7 @@ import { describe, expect, test } from "bun:test";
 import { ip, useAuthGateway } from "../support/auth.ts";
 import { describeEachDialect } from "../support/databases.ts";
 import { readJson } from "../support/http.ts";
+import { hashIsCurrent } from "../../src/core/accounts/password-hash.ts";
 import { browserWith, PASSWORD, request, signUpUser, uniqueEmail } from "../support/session.ts";
 import { useGateway } from "../support/server.ts";
 
@@ -40,6 +41,26 @@ describeEachDialect("sign-up, sign-in and sessions: the happy path", (dialect) =
   });
 
   describe("login", () => {
+    test("a password hashed at another cost signs in, and is hashed again at today's cost", async () => {
+      const user = await signUpUser(gateway().url, uniqueEmail(), { "x-forwarded-for": ip() });
+      const { store } = gateway();
+      const stored = async () => (await store.findCredentials(user.email))!.passwordHash!;
+      expect(hashIsCurrent(await stored())).toBe(true);
+      // Bun's default argon2id cost (64 MiB), as hashes made before the cost was set.
+      const old = await Bun.password.hash(PASSWORD, { algorithm: "argon2id" });
+      expect(hashIsCurrent(old)).toBe(false);
+      const { account } = (await store.findCredentials(user.email))!;
+      await store.rehashPassword(account.id, old);
+
+      const res = await post("/auth/login", { email: user.email, password: PASSWORD });
+      expect(res.status).toBe(200);
+      const rehashed = await stored();
+      expect(rehashed).not.toBe(old);
+      expect(hashIsCurrent(rehashed)).toBe(true);
+      expect(await Bun.password.verify(PASSWORD, rehashed)).toBe(true);
+      expect((await post("/auth/login", { email: user.email, password: PASSWORD })).status).toBe(200);
+    });
+
     test("answers 200 with the e-mail and a new session; both sessions stay valid", async () => {
       const first = await signUpUser(gateway().url, uniqueEmail(), { "x-forwarded-for": ip() });
       const res = await post("/auth/login", { email: ` ${first.email.toUpperCase()}`, password: PASSWORD });

@@ -1,4 +1,5 @@
 import { verificationMail } from "./mail.ts";
+import { hashIsCurrent, hashPassword } from "./password-hash.ts";
 import type { AccountSecurityStore, Client } from "./store.ts";
 import { accountState } from "./state.ts";
 import type { AuditStore } from "./audit.ts";
@@ -72,7 +73,7 @@ export function freeCreditIdentity(email: string): string {
   return `${(local.split("+")[0] ?? "").replaceAll(".", "")}@gmail.com`;
 }
 
-export const hashPassword = (password: string): Promise<string> => Bun.password.hash(password, { algorithm: "argon2id" });
+export { hashPassword };
 
 // Checked against when the e-mail is unknown, so that a miss costs as long as a wrong password
 // and response times do not reveal which e-mails have accounts.
@@ -215,6 +216,9 @@ export async function logIn(store: LogInStore, body: Record<string, unknown>, ct
     if (!(await checkSecondFactor(store, found.account.id, body.code, ctx.now))) {
       throw await failed(codes, "wrong two-factor code", MESSAGES.totpInvalid);
     }
+  }
+  if (found.passwordHash !== null && !hashIsCurrent(found.passwordHash)) {
+    await store.rehashPassword(found.account.id, await hashPassword(body.password));
   }
   // Only now, past the password and the code, does this browser become one the owner uses.
   const deviceToken = await rememberDevice(store, found.account.id, ctx.deviceToken, device !== null, ctx.now);

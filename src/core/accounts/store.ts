@@ -92,6 +92,8 @@ export interface AccountSecurityStore {
   queuePasswordReset(input: { email: string; link: NewLinkToken; perHour: number; now: number }): Promise<boolean>;
   /** Uses a reset link once: sets the password, ends every session and audits; null when the link is not valid. */
   resetPassword(input: { tokenHash: string; passwordHash: string; ip: string; now: number }): Promise<{ accountId: string } | null>;
+  /** Replaces the hash of the password just checked by one of today's cost (password-hash.ts); nothing else changes. */
+  rehashPassword(accountId: string, passwordHash: string): Promise<void>;
   /** Sets the password, ends every session but `keep`, and audits. */
   changePassword(input: { accountId: string; passwordHash: string; keep: string; ip: string; now: number }): Promise<void>;
   /** The account's unexpired sessions, newest first. */

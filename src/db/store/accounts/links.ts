@@ -157,4 +157,6 @@ export const accountLinkStore = (db: Database) => ({
   queuePasswordReset: (input: ResetRequest) => db.transaction(queuePasswordReset(input)),
   resetPassword: (input: ResetInput) => db.transaction(resetPassword(input)),
   changePassword: (input: ChangeInput) => db.transaction(changePassword(input)),
+  rehashPassword: (accountId: string, passwordHash: string) =>
+    db.transaction(exec("UPDATE accounts SET password_hash = ? WHERE id = ?", passwordHash, accountId)),
 });
