@@ -270,6 +270,7 @@ describeEachDialect("the account store", (dialect) => {
       expect(await store.usageLogPage(account.id, null, 10)).toEqual([{
         id, createdAt: NOW, model: "gpt-4o", requestedModel: "gpt-4o", promptTokens: 11, completionTokens: 22,
         cost: nanos(123_456_789_012n), latencyMs: 987, status: "error", cachedTokens: 0, saved: nanos(0),
+        keyName: null, memberEmail: null,
       }]);
     });
   });

@@ -191,6 +191,16 @@ describeEachDialect("organizations", (dialect) => {
       const adminUsage = (await readJson(await admin.send("GET", `/account/usage?org=${orgId}`))).usage;
       expect(adminUsage.length).toBeGreaterThan(memberUsage.length);
       expect(memberUsage.every((l: { memberEmail?: string }) => l.memberEmail === member.email)).toBe(true);
+      // The CSV names who made each request; a member exports its own rows only.
+      const csv = async (who: Browser) => (await (await who.send("GET", `/usage/export?org=${orgId}`)).text()).trimEnd().split("\r\n");
+      const [header, ...everyone] = await csv(admin);
+      expect(header).toBe("date,model,requested_model,prompt_tokens,completion_tokens,cost_usd,latency_ms,status,member,key");
+      expect(everyone.length).toBe(adminUsage.length);
+      expect(everyone.some((row) => row.endsWith(`,${member.email},key of ${member.email}`))).toBe(true);
+      expect(everyone.some((row) => row.endsWith(`,,key of ${admin.email}`))).toBe(true);
+      const [, ...own] = await csv(member);
+      expect(own.length).toBe(memberUsage.length);
+      expect(own.every((row) => row.endsWith(`,${member.email},key of ${member.email}`))).toBe(true);
       expect((await member.send("POST", `/keys/generate?org=${orgId}`, { name: "x", organizationKey: true })).status).toBe(403);
       await expectBooksClosed(gateway().store, orgId);
     });

@@ -8,3 +8,9 @@ export function csvField(value: string | number): string {
 
 /** One RFC 4180 record, CRLF-terminated. */
 export const csvRecord = (fields: readonly (string | number)[]): string => `${fields.map(csvField).join(",")}\r\n`;
+
+// A spreadsheet runs a cell that starts with one of these as a formula (OWASP's "CSV Injection").
+const FORMULA_START = /^[=+\-@\t\r]/;
+
+/** Text someone else chose (a key's name, an e-mail) as a cell a spreadsheet shows as text: a leading `'` defuses a formula. */
+export const csvText = (value: string): string => (FORMULA_START.test(value) ? `'${value}` : value);

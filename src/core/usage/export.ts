@@ -1,4 +1,4 @@
-import { csvRecord } from "./csv.ts";
+import { csvRecord, csvText } from "./csv.ts";
 import type { CacheSavings, RequestUsage } from "../entities.ts";
 import { formatUsd } from "../money.ts";
 import type { UsageFilter } from "./filter.ts";
@@ -7,6 +7,10 @@ export interface UsageExportRow extends RequestUsage, CacheSavings {
   id: string;
   createdAt: number;
   status: string;
+  /** Null when the request had no key (or the key row is gone). */
+  keyName: string | null;
+  /** In an organization, the member who owns the key; null for personal and organization keys. */
+  memberEmail: string | null;
 }
 
 /** Where a page of usage logs ends; the next page starts after it. */
@@ -28,21 +32,33 @@ const USAGE_CSV_COLUMNS = [
   "date", "model", "requested_model", "prompt_tokens", "completion_tokens", "cost_usd", "latency_ms", "status",
 ] as const;
 
+/**
+ * An organization's export names who made each request (DESIGN: usage rows name the member and
+ * the key), after the spec's columns, whose order stays as it is: the member's e-mail (empty for
+ * an organization key) and the key's name. A personal account's export has the spec's columns only.
+ */
+const ORGANIZATION_CSV_COLUMNS = [...USAGE_CSV_COLUMNS, "member", "key"] as const;
+
+/** Whose usage an export holds: a person's own, or an organization's (its members'). */
+export type UsageExportKind = "personal" | "organization";
+
 /** `gateway-usage-YYYY-MM-DD.csv`, dated in UTC. */
 export const usageCsvFilename = (now: number): string => `gateway-usage-${new Date(now).toISOString().slice(0, 10)}.csv`;
 
+const usageCsvFields = (log: UsageExportRow) => [
+  new Date(log.createdAt).toISOString(),
+  log.model,
+  log.requestedModel,
+  log.promptTokens,
+  log.completionTokens,
+  formatUsd(log.cost, 9),
+  log.latencyMs,
+  log.status,
+];
+
 /** One log as a CSV record: ISO 8601 UTC date, the exact charge to the nano-USD, integer latency. */
-export const usageCsvRecord = (log: UsageExportRow): string =>
-  csvRecord([
-    new Date(log.createdAt).toISOString(),
-    log.model,
-    log.requestedModel,
-    log.promptTokens,
-    log.completionTokens,
-    formatUsd(log.cost, 9),
-    log.latencyMs,
-    log.status,
-  ]);
+export const usageCsvRecord = (log: UsageExportRow, kind: UsageExportKind = "personal"): string =>
+  csvRecord(kind === "personal" ? usageCsvFields(log) : [...usageCsvFields(log), csvText(log.memberEmail ?? ""), csvText(log.keyName ?? "")]);
 
 /**
  * The account's usage logs that `filter` lets through, newest first, one page at a time, at most
@@ -69,10 +85,12 @@ export async function* usagePages(
  * The account's latest usage logs as CSV, newest first, one chunk per page read, so that
  * neither the rows nor the text are ever held whole (the header comes with the first page).
  */
-export async function* usageCsv(store: UsageExportStore, accountId: string, filter: UsageFilter = {}, limit = USAGE_EXPORT_LIMIT): AsyncGenerator<string> {
-  let header = csvRecord(USAGE_CSV_COLUMNS);
+export async function* usageCsv(
+  store: UsageExportStore, accountId: string, filter: UsageFilter = {}, limit = USAGE_EXPORT_LIMIT, kind: UsageExportKind = "personal",
+): AsyncGenerator<string> {
+  let header = csvRecord(kind === "personal" ? USAGE_CSV_COLUMNS : ORGANIZATION_CSV_COLUMNS);
   for await (const page of usagePages(store, accountId, filter, limit)) {
-    yield header + page.map(usageCsvRecord).join("");
+    yield header + page.map((log) => usageCsvRecord(log, kind)).join("");
     header = "";
   }
 }

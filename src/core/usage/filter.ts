@@ -1,5 +1,6 @@
 import { DAY_MS } from "../time.ts";
 import { AppError } from "../errors.ts";
+import { manages, type OrgAccess } from "../orgs/roles.ts";
 
 /** What the dashboard's usage table may be narrowed to; every field is optional. */
 export interface UsageFilter {
@@ -60,3 +61,7 @@ export function parseUsageFilter(query: Record<string, string | undefined>): Usa
   }
   return filter;
 }
+
+/** An organization's member reads the usage of its own keys only; owners and admins anyone's (`?member=`). */
+export const ownUsage = (caller: { org?: OrgAccess | null }, filter: UsageFilter): UsageFilter =>
+  caller.org && !manages(caller.org.role) ? { ...filter, memberId: caller.org.personId ?? "" } : filter;

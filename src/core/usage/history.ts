@@ -16,11 +16,7 @@ const SPEND_CHART_DAYS = 30;
 
 /** A usage log with what the table shows beside it: the key that made the request, and why it failed. */
 export interface UsageLogEntry extends UsageExportRow {
-  /** Null when the request had no key (or the key row is gone). */
-  keyName: string | null;
   keyPrefix: string | null;
-  /** In an organization, the member who owns the key; null for personal and organization keys. */
-  memberEmail: string | null;
   error: string | null;
 }
 

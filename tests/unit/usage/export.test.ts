@@ -17,6 +17,8 @@ const log = (n: number): UsageExportRow => ({
   status: "success",
   cachedTokens: 0,
   saved: nanos(0),
+  keyName: "Production backend",
+  memberEmail: null,
 });
 
 /** A store holding `count` logs, newest first, that records the pages asked for. */
@@ -100,4 +102,20 @@ test("the JSON export is one array of records under the HTTP API's names, stream
     promptTokens: 1, completionTokens: 2, cachedTokens: 0, costUsd: "0.000000001", savedUsd: "0.000000000", latencyMs: 101, status: "success",
   });
   expect(JSON.parse((await collect(usageJson(fakeStore(0).store, "a"))).join(""))).toEqual([]);
+});
+
+test("an organization's export names the member and the key after the spec's columns", async () => {
+  const store: UsageExportStore = {
+    usageLogPage: async (_accountId, after) => (after === null ? [
+      { ...log(1), memberEmail: "ana@example.com", keyName: "Production backend" },
+      { ...log(2), memberEmail: null, keyName: "=HYPERLINK(\"http://x\")" },
+    ] : []),
+  };
+  const [chunk] = await collect(usageCsv(store, "org", {}, 1_000, "organization"));
+  const lines = chunk!.split("\r\n");
+  expect(lines[0]).toBe(`${HEADER.trimEnd()},member,key`);
+  expect(lines[1]).toEndWith(",success,ana@example.com,Production backend");
+  // A name a member chose cannot become a formula in the owner's spreadsheet.
+  expect(lines[2]).toEndWith(',success,,"\'=HYPERLINK(""http://x"")"');
+  expect(usageCsvRecord(log(1))).not.toContain("Production backend");
 });

@@ -3,11 +3,23 @@ import type { UsageCursor, UsageExportRow, UsageExportStore } from "../../../cor
 import type { UsageFilter } from "../../../core/usage/filter.ts";
 import type { Database } from "../../database.ts";
 import { apiKeys, usageLogs } from "../../schema/sqlite.ts";
-import type { Work } from "../../sql.ts";
-import { build, records } from "../../typed.ts";
+import type { Row, Work } from "../../sql.ts";
+import { build, query, record } from "../../typed.ts";
 
-/** A usage log's record as core reads it. */
-export const toUsage = (r: typeof usageLogs.$inferSelect): UsageExportRow => ({
+const text = (value: unknown) => (typeof value === "string" ? value : null);
+
+/** What a usage log is read with: the name of the key that made it and, in an organization, its owner's e-mail. */
+export const withKey = {
+  keyName: sql`${apiKeys.name}`.as("key_name"),
+  keyPrefix: sql`${apiKeys.prefix}`.as("key_prefix"),
+  memberEmail: sql`(SELECT email FROM accounts WHERE id = ${apiKeys.ownerId})`.as("member_email"),
+};
+
+// The key's account is matched too, so that a log can never show another account's key.
+export const keyOfLog = and(eq(apiKeys.id, usageLogs.keyId), eq(apiKeys.accountId, usageLogs.accountId));
+
+/** A usage log's record as core reads it, from a row selected with `withKey`. */
+export const toUsage = (r: typeof usageLogs.$inferSelect, row: Row): UsageExportRow => ({
   id: r.id,
   createdAt: r.createdAt,
   model: r.model,
@@ -19,6 +31,8 @@ export const toUsage = (r: typeof usageLogs.$inferSelect): UsageExportRow => ({
   status: r.status,
   cachedTokens: r.cachedTokens,
   saved: r.savedNanos,
+  keyName: text(row.key_name),
+  memberEmail: text(row.member_email),
 });
 
 /** The account's logs, narrowed by the filter's fields that are set (the usage table's and the export's). */
@@ -38,8 +52,9 @@ export const filtered = (accountId: string, filter: UsageFilter) =>
 function* usageLogPage(accountId: string, after: UsageCursor | null, limit: number, filter: UsageFilter): Work<UsageExportRow[]> {
   const mine = filtered(accountId, filter);
   const where = after === null ? mine : and(mine, sql`(${usageLogs.createdAt}, ${usageLogs.id}) < (${after.createdAt}, ${after.id})`);
-  const query = build.select().from(usageLogs).where(where).orderBy(desc(usageLogs.createdAt), desc(usageLogs.id)).limit(limit);
-  return (yield* records(usageLogs, query)).map(toUsage);
+  const found = yield* query(build.select({ log: usageLogs, ...withKey }).from(usageLogs).leftJoin(apiKeys, keyOfLog)
+    .where(where).orderBy(desc(usageLogs.createdAt), desc(usageLogs.id)).limit(limit));
+  return found.map((row) => toUsage(record(usageLogs, row), row));
 }
 
 export const usageExportStore = (db: Database): UsageExportStore => ({

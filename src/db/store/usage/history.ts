@@ -7,22 +7,16 @@ import type { Database } from "../../database.ts";
 import { apiKeys, usageLogs as logs } from "../../schema/sqlite.ts";
 import { big, int, type Row, type Work } from "../../sql.ts";
 import { build, query, record, utcDay } from "../../typed.ts";
-import { filtered, toUsage } from "./export.ts";
-
-const text = (value: unknown) => (typeof value === "string" ? value : null);
+import { filtered, keyOfLog, toUsage, withKey } from "./export.ts";
 
 const toEntry = (r: Row): UsageLogEntry => {
   const log = record(logs, r);
-  return { ...toUsage(log), keyName: text(r.key_name), keyPrefix: text(r.key_prefix), memberEmail: text(r.member_email), error: log.error };
+  return { ...toUsage(log, r), keyPrefix: typeof r.key_prefix === "string" ? r.key_prefix : null, error: log.error };
 };
 
 function* usageLogs(accountId: string, offset: number, limit: number, filter: UsageFilter): Work<UsageLogEntry[]> {
-  // The key's account is matched too, so that a log can never show another account's key.
-  const found = yield* query(build.select({
-    log: logs, keyName: sql`${apiKeys.name}`.as("key_name"), keyPrefix: sql`${apiKeys.prefix}`.as("key_prefix"),
-    memberEmail: sql`(SELECT email FROM accounts WHERE id = ${apiKeys.ownerId})`.as("member_email"),
-  })
-    .from(logs).leftJoin(apiKeys, and(eq(apiKeys.id, logs.keyId), eq(apiKeys.accountId, logs.accountId)))
+  const found = yield* query(build.select({ log: logs, ...withKey })
+    .from(logs).leftJoin(apiKeys, keyOfLog)
     .where(filtered(accountId, filter)).orderBy(desc(logs.createdAt), desc(logs.id)).limit(limit).offset(offset));
   return found.map(toEntry);
 }

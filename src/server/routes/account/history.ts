@@ -6,16 +6,13 @@ import { parseUsagePage, spendSummary, usagePage } from "../../../core/usage/his
 import { MESSAGES } from "../../../core/errors.ts";
 import { modelSpend } from "../../../core/usage/model-spend.ts";
 import { purchaseList } from "../../../core/checkout/purchases.ts";
-import { parseUsageFilter, type UsageFilter } from "../../../core/usage/filter.ts";
-import { assertManager, manages } from "../../../core/orgs/roles.ts";
+import { ownUsage, parseUsageFilter } from "../../../core/usage/filter.ts";
+import { assertManager } from "../../../core/orgs/roles.ts";
 import type { AppDeps } from "../../deps.ts";
 import { json, methodNotAllowed, plainError } from "../../http.ts";
 import { accountCallerPlugin } from "../../session.ts";
 import { assertPerson, type AccountCaller } from "../../../core/keys/management.ts";
 
-/** An organization's member reads the usage of its own keys only; owners and admins anyone's (`?member=`). */
-const ownUsage = (caller: AccountCaller, filter: UsageFilter): UsageFilter =>
-  caller.org && !manages(caller.org.role) ? { ...filter, memberId: caller.org.personId ?? "" } : filter;
 
 const READS = ["/account/usage", "/account/spend", "/account/spend/models", "/account/purchases", "/account/audit"];
 

@@ -2,15 +2,16 @@ import { Elysia } from "elysia";
 import { signedInAccount } from "../../../core/accounts/sign-in.ts";
 import { AppError, MESSAGES } from "../../../core/errors.ts";
 import { usageCsv, usageCsvFilename } from "../../../core/usage/export.ts";
-import { parseUsageFilter } from "../../../core/usage/filter.ts";
+import { ownUsage, parseUsageFilter } from "../../../core/usage/filter.ts";
 import type { AppDeps } from "../../deps.ts";
 import { methodNotAllowed, plainError } from "../../http.ts";
 import { accountCallerPlugin } from "../../session.ts";
-import { assertManager } from "../../../core/orgs/roles.ts";
 
 /**
  * `GET /usage/export`: the latest 1,000 usage logs as a CSV download, streamed page by page;
  * narrowed, when given, by the usage table's filters (`key`, `model`, `status`, `from`, `to`).
+ * In an organization a member exports its own usage and owners and admins everyone's, with the
+ * member and the key named on each row.
  */
 export const usageRoutes = (deps: AppDeps) => {
   const { store, log, now } = deps;
@@ -18,9 +19,9 @@ export const usageRoutes = (deps: AppDeps) => {
     .all("/usage/export", methodNotAllowed(plainError, "GET"))
     .use(accountCallerPlugin(deps))
     .get("/usage/export", async ({ session, query }) => {
-      assertManager(session.org);
       const account = signedInAccount(session, MESSAGES.userNotFound);
-      const chunks = usageCsv(store, account.id, parseUsageFilter(query));
+      const filter = ownUsage(session, parseUsageFilter(query));
+      const chunks = usageCsv(store, account.id, filter, undefined, session.org ? "organization" : "personal");
       let first: IteratorResult<string>;
       try {
         // The first page is read before answering, so a failing query is still a clean 500.

@@ -56,8 +56,8 @@ function matchCount(matches: number, filters: Record<string, string>): HTMLEleme
   const shown = matches > EXPORT_LIMIT ? `; the table and the CSV hold the latest ${count(EXPORT_LIMIT)}` : "";
   return h("div", { class: "actions match-count" },
     h("p", { role: "status" }, `${plural(matches, "request")} ${filtered ? (matches === 1 ? "matches" : "match") + " these filters" : "in all"}${shown}.`),
-    // The CSV is the whole organization's: for its owners and admins.
-    matches === 0 || !manages() ? null : h("a", { href: basePath + withOrg(`/usage/export${query ? `?${query}` : ""}`), class: "button secondary", download: "" },
+    // In an organization a member's CSV holds its own rows, as the table does.
+    matches === 0 ? null : h("a", { href: basePath + withOrg(`/usage/export${query ? `?${query}` : ""}`), class: "button secondary", download: "" },
       filtered ? "Download CSV of these requests" : "Download CSV"),
   );
 }
