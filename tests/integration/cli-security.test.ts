@@ -27,6 +27,9 @@ describeEachDialect("the CLI's account security commands", (dialect) => {
     expect(await cliJson("users", "verify", user.email)).toMatchObject({ email: user.email, state: "active", balanceUsd: "5.000000" });
     expect((await readJson(await user.send("GET", "/account"))).balanceUsd).toBe("5.000000");
     expect((await readJson(await user.send("GET", "/account/security"))).emailVerified).toBe(true);
+    // Audited as the CLI's other changes are, naming the OS user; the link's own verification is not repeated.
+    const audit = await cliJson("users", "audit", user.email);
+    expect(audit.events.find((e: { type: string }) => e.type === "email_verified")?.detail).toBe(`${user.email} by cli (OS user ops-alice)`);
     const again = await cli("users", "verify", user.email);
     expect({ code: again.code, stdout: again.stdout.trim() }).toEqual({ code: 0, stdout: `${user.email} verified` });
     const unknown = await cli("users", "verify", uniqueEmail("nobody"));

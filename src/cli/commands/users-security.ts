@@ -1,7 +1,7 @@
 import type { Command } from "commander";
 import { auditPage, parseAuditPage } from "../../core/accounts/audit.ts";
 import { freeCreditOffer } from "../../core/accounts/sign-in.ts";
-import { withStore } from "../context.ts";
+import { cliActor, withStore } from "../context.ts";
 import { CliError, exactUsd, printJson, printRecords, printResult, type Output } from "../output.ts";
 import { adminAccountView } from "../../core/admin/rules.ts";
 import { requireAccount } from "../args.ts";
@@ -16,7 +16,7 @@ export function registerAccountSecurity(users: Command, output: () => Output): v
         const account = await requireAccount(store, email);
         const now = Date.now();
         const policy = { amount: config.freeCredits, perIpPerDay: config.freeCreditsPerIpPerDay };
-        const verified = await store.verifyAccount(account.id, { offer: (a) => freeCreditOffer(a, policy, now), now });
+        const verified = await store.verifyAccount(account.id, { offer: (a) => freeCreditOffer(a, policy, now), now, by: `by ${cliActor()}` });
         if (!verified) throw new CliError(`no account with e-mail "${email}"`);
         const credits = verified.freeCreditsGranted ? `; free credits granted, balance ${exactUsd(verified.account.balance)} USD` : "";
         printResult(output(), adminAccountView(verified.account), `${verified.account.email} verified${credits}`);
