@@ -23,9 +23,13 @@ describeEachDialect("the CLI's account security commands", (dialect) => {
 
   test("users verify confirms a signed-up account's e-mail and grants its free credits once", async () => {
     const user = await signUpUser(server.url);
-    expect(await cliJson("users", "verify", user.email)).toEqual({ email: user.email, emailVerified: true, freeCreditsGranted: true });
+    // The account as the console's API gives it: the free credits are in its balance.
+    expect(await cliJson("users", "verify", user.email)).toMatchObject({ email: user.email, state: "active", balanceUsd: "5.000000" });
     expect((await readJson(await user.send("GET", "/account"))).balanceUsd).toBe("5.000000");
     expect((await readJson(await user.send("GET", "/account/security"))).emailVerified).toBe(true);
+    // Audited as the CLI's other changes are, naming the OS user; the link's own verification is not repeated.
+    const audit = await cliJson("users", "audit", user.email);
+    expect(audit.events.find((e: { type: string }) => e.type === "email_verified")?.detail).toBe(`${user.email} by cli (OS user ops-alice)`);
     const again = await cli("users", "verify", user.email);
     expect({ code: again.code, stdout: again.stdout.trim() }).toEqual({ code: 0, stdout: `${user.email} verified` });
     const unknown = await cli("users", "verify", uniqueEmail("nobody"));
@@ -35,10 +39,10 @@ describeEachDialect("the CLI's account security commands", (dialect) => {
   test("accounts made by the CLI are verified; list shows verification and 2FA", async () => {
     const email = uniqueEmail("made");
     const created = await cliJson("users", "create", "--email", email);
-    expect(created).toMatchObject({ email, emailVerified: true, twoFactor: false });
+    expect(created).toMatchObject({ email, state: "active" });
     const list = await cli("users", "list");
-    expect(list.stdout).toContain("verified");
-    expect(list.stdout).toContain("2FA");
+    expect(list.stdout).toMatch(/verified\s*│\s*2FA/);
+    expect(list.stdout).toMatch(new RegExp(`${email.replaceAll(".", "\\.")}\\s*│\\s*active\\s*│[^\\n]*│\\s*yes\\s*│\\s*off\\s*│`));
   });
 
   test("credits, bans and keys from the CLI are in the account's audit log, without an IP", async () => {

@@ -3,22 +3,25 @@ import { runGateway, spawnServe, type ServeProcess } from "../support/binary.ts"
 import { createTestDatabase, describeEachDialect, type TestDatabase } from "../support/databases.ts";
 import { deliver, paidSession, startFakeStripe, stripeEnv, stripeEvent, type FakeStripe } from "../support/fake-stripe.ts";
 import { readJson } from "../support/http.ts";
+import { expectRecords, PURCHASE } from "../support/api-records.ts";
 import { signUpUser, type Browser } from "../support/session.ts";
 
-/** A row of `purchases list --json`. */
+/** A row of `purchases list --json`: a purchase as the console's API gives it (`adminPurchaseView`). */
 interface Listed {
-  sessionId: string;
-  pack: string;
+  id: string;
+  packId: string;
+  packName: string;
   priceUsd: string | null;
   creditsUsd: string;
   status: string;
   createdAt: string;
   paidAt: string | null;
+  receiptUrl: string | null;
   paidUsd: string | null;
   refundedUsd: string;
   creditsTakenBackUsd: string;
   disputedUsd: string | null;
-  dispute: string | null;
+  disputeStatus: string | null;
 }
 
 const ISO = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
@@ -55,7 +58,7 @@ describeEachDialect("gateway purchases list, after buying through the compiled s
 
   // Checkouts made within one millisecond have no order between them (the store's tests check
   // newest-first with distinct times), so these compare sorted by pack.
-  const byPack = (stdout: string): Listed[] => (JSON.parse(stdout) as Listed[]).sort((a, b) => a.pack.localeCompare(b.pack));
+  const byPack = (stdout: string): Listed[] => (JSON.parse(stdout) as Listed[]).sort((a, b) => a.packId.localeCompare(b.packId));
 
   test("--json lists the paid purchases", async () => {
     const run = await cli("purchases", "list", "--email", buyer.email, "--json");
@@ -63,17 +66,20 @@ describeEachDialect("gateway purchases list, after buying through the compiled s
     expect(run.code).toBe(0);
     const paid = {
       status: "paid", createdAt: expect.stringMatching(ISO), paidAt: expect.stringMatching(ISO),
-      refundedUsd: "0.00", creditsTakenBackUsd: "0.000000000", disputedUsd: null, dispute: null,
+      refundedUsd: "0.00", creditsTakenBackUsd: "0.000000000", disputedUsd: null, disputeStatus: null, packName: expect.any(String),
     };
-    expect(byPack(run.stdout)).toEqual([
-      { sessionId: sessions.pro!, pack: "pro", priceUsd: "50", creditsUsd: "60.000000000", paidUsd: "50.00", ...paid },
-      { sessionId: sessions.team!, pack: "team", priceUsd: "100", creditsUsd: "120.000000000", paidUsd: "100.00", ...paid },
+    const rows = byPack(run.stdout);
+    expectRecords(PURCHASE, rows, "purchases list");
+    expect(rows.map(({ receiptUrl: _receipt, ...row }) => row)).toEqual([
+      { id: sessions.pro!, packId: "pro", priceUsd: "50", creditsUsd: "60.00", paidUsd: "50.00", ...paid },
+      { id: sessions.team!, packId: "team", priceUsd: "100", creditsUsd: "120.00", paidUsd: "100.00", ...paid },
     ]);
+    for (const row of rows) expect(row.receiptUrl === null || typeof row.receiptUrl === "string").toBe(true);
   });
 
   test("--all adds the checkout sessions not paid", async () => {
     const run = await cli("purchases", "list", "--all", "--email", buyer.email, "--json");
-    expect(byPack(run.stdout).map((p) => [p.pack, p.status, p.paidAt])).toEqual([
+    expect(byPack(run.stdout).map((p) => [p.packId, p.status, p.paidAt])).toEqual([
       ["builder", "open", null],
       ["pro", "paid", expect.stringMatching(ISO)],
       ["team", "paid", expect.stringMatching(ISO)],

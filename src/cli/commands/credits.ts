@@ -1,9 +1,9 @@
 import type { Command } from "commander";
-import { parseGrant } from "../../core/admin/rules.ts";
+import { grantView, parseGrant } from "../../core/admin/rules.ts";
 import { isAppError } from "../../core/errors.ts";
 import { nanos } from "../../core/money.ts";
 import { cliActor, withStore } from "../context.ts";
-import { CliError, exactUsd, printRecords, printResult, type Output } from "../output.ts";
+import { CliError, exactUsd, printJson, printRecords, printResult, type Output } from "../output.ts";
 import { requireAccount, usdFlag } from "../args.ts";
 
 /** The console's rules for a grant (at most 1,000,000 USD either way, the note's length), its refusals naming the flags. */
@@ -41,11 +41,12 @@ export function registerCredits(program: Command, output: () => Output): void {
           throw new CliError(`an adjustment of ${exactUsd(amount)} USD would take the balance of ${exactUsd(result.balance)} USD below zero `
             + "(--allow-negative to do it anyway); nothing was changed");
         }
-        const balanceUsd = exactUsd(result?.balance ?? account.balance);
+        const balance = result?.balance ?? account.balance;
+        // As POST /admin/accounts/{email}/credits answers it.
         printResult(
           output(),
-          { email: account.email, kind, amountUsd: exactUsd(amount), balanceUsd },
-          `${kind} of ${exactUsd(amount)} USD to ${account.email}; balance ${balanceUsd} USD`,
+          { email: account.email, ...grantView({ amount, kind, note }, balance) },
+          `${kind} of ${exactUsd(amount)} USD to ${account.email}; balance ${exactUsd(balance)} USD`,
         );
       });
     });
@@ -64,8 +65,8 @@ export function registerCredits(program: Command, output: () => Output): void {
           availableUsd: exactUsd(nanos(account.balance - account.reserved)),
           ledgerSumUsd: exactUsd(await store.ledgerSum(account.id)),
         };
-        if (output().json) return printResult(output(), view, "");
-        printRecords(output(), [view], {
+        if (output().json) return printJson(view);
+        printRecords(output(), [view], (v) => v, {
           email: (v) => v.email,
           "balance USD": (v) => v.balanceUsd,
           "reserved USD": (v) => v.reservedUsd,

@@ -9,7 +9,7 @@ import { checkFileModes, checkSecretKey } from "../doctor/secrets.ts";
 import { checkSmtp } from "../doctor/smtp.ts";
 import { checkStripe } from "../doctor/stripe.ts";
 import Table from "cli-table3";
-import { CliError, type Output } from "../output.ts";
+import { CliError, printJson, type Output } from "../output.ts";
 
 /** Every check, in the order they are shown; network checks run side by side. */
 async function diagnose(offline: boolean): Promise<Check[]> {
@@ -61,7 +61,7 @@ export function registerDoctor(program: Command, output: () => Output): void {
       const checks = await diagnose(opts.offline === true);
       const failed = checks.filter((c) => c.status === "fail");
       const out = output();
-      if (out.json) console.log(JSON.stringify({ ok: failed.length === 0, checks }, null, 2));
+      if (out.json) printJson({ ok: failed.length === 0, checks });
       else {
         printTable(checks);
         const warnings = checks.filter((c) => c.status === "warn").length;

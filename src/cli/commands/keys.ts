@@ -3,6 +3,7 @@ import {
   issueKey, KEY_ROTATED, keyCreatedView, keyListView, knownModels, parseKeyChange, parseKeyKind, parseNewKey, revokeKey, rotateKey,
   type KeyField, type Parsed,
 } from "../../core/keys/rules.ts";
+import { keyStatus } from "../../core/keys/secret.ts";
 import type { ApiKey } from "../../core/store.ts";
 import type { Store } from "../../core/ports.ts";
 import { cliActor, withStore } from "../context.ts";
@@ -24,12 +25,20 @@ interface KeyFlags {
 /** The CLI acts as the operator: audit events carry no IP, and name `cli` and the OS user. */
 const operator = () => ({ ip: null, operator: cliActor() });
 
-/** A key as `GET /keys` lists it, its money exact (`exactUsd`) rather than at the API's places. */
-const keyRecord = (key: ApiKey, now: number) => ({
-  ...keyListView(key, now),
-  creditLimitUsd: exactUsdOrNull(key.creditLimit),
-  rateLimitUsdPerHour: exactUsdOrNull(key.usdPerHour),
-  total_spend_usd: exactUsd(key.totalSpend),
+/** The table `keys list` prints, its money exact; --json prints each key as `GET /keys` lists it. */
+const keyColumns = (now: number): Record<string, (k: ApiKey) => string | number> => ({
+  id: (k) => k.id,
+  name: (k) => k.name,
+  prefix: (k) => k.prefix,
+  status: (k) => keyStatus(k, now),
+  expires: (k) => (k.expiresAt === null ? "-" : new Date(k.expiresAt).toISOString()),
+  "credit limit USD": (k) => exactUsdOrNull(k.creditLimit) ?? "-",
+  "USD/hour": (k) => exactUsdOrNull(k.usdPerHour) ?? "-",
+  "requests/hour": (k) => k.requestsPerHour ?? "-",
+  models: (k) => (k.kind === "management" ? "management key" : k.allowedModels?.join(",") ?? "any"),
+  IPs: (k) => k.allowedIps?.join(",") ?? "any",
+  requests: (k) => k.totalRequests,
+  "spend USD": (k) => exactUsd(k.totalSpend),
 });
 
 const FLAG_OF: Record<KeyField | "management", string> = {
@@ -120,6 +129,7 @@ export function registerKeys(program: Command, output: () => Output): void {
         const kind = accepted(parseKeyKind(request, fields));
         accepted(await knownModels(fields.allowedModels, store));
         const { key, secret } = await issueKey(store, { accountId: account.id, fields, kind, origin: "cli", now, ...operator() });
+        // POST /keys's answer, and the id the other keys commands name the key by.
         const created = { id: key.id, ...keyCreatedView(key, secret) };
         printResult(output(), created, `${secret}\nkey ${key.id} ("${key.name}") for ${account.email}. ${created.message}`);
       }),
@@ -133,20 +143,7 @@ export function registerKeys(program: Command, output: () => Output): void {
       withStore({}, async ({ store }) => {
         const account = await requireAccount(store, opts.email);
         const now = Date.now();
-        printRecords(output(), (await store.listKeys(account.id)).map((key) => keyRecord(key, now)), {
-          id: (k) => k.id,
-          name: (k) => k.name,
-          prefix: (k) => k.prefix,
-          status: (k) => k.status,
-          expires: (k) => k.expiresAt ?? "-",
-          "credit limit USD": (k) => k.creditLimitUsd ?? "-",
-          "USD/hour": (k) => k.rateLimitUsdPerHour ?? "-",
-          "requests/hour": (k) => k.rateLimitRequestsPerHour ?? "-",
-          models: (k) => (k.management ? "management key" : k.allowedModels?.join(",") ?? "any"),
-          IPs: (k) => k.allowedIps?.join(",") ?? "any",
-          requests: (k) => k.total_requests,
-          "spend USD": (k) => k.total_spend_usd,
-        });
+        printRecords(output(), await store.listKeys(account.id), (key) => keyListView(key, now), keyColumns(now));
       }),
     );
 
@@ -157,6 +154,7 @@ export function registerKeys(program: Command, output: () => Output): void {
       withStore({}, async ({ store }) => {
         const old = await requireKey(store, id);
         const { key, secret } = await rotateKey(store, old.accountId, id, Date.now(), operator());
+        // POST /keys/{id}/rotate's answer, and the replacement's id.
         printResult(output(), { id: key.id, key: secret, message: KEY_ROTATED }, `${secret}\nkey ${id} revoked; replacement ${key.id}. ${KEY_ROTATED}`);
       }),
     );
@@ -169,7 +167,7 @@ export function registerKeys(program: Command, output: () => Output): void {
         const now = Date.now();
         const key = await revokeKey(store, (await requireKey(store, id)).accountId, id, now, operator());
         if (!key) throw new CliError(`key ${id} is already revoked`);
-        printResult(output(), keyRecord(key, now), `key ${id} revoked`);
+        printResult(output(), keyListView(key, now), `key ${id} revoked`);
       }),
     );
 
@@ -180,7 +178,7 @@ export function registerKeys(program: Command, output: () => Output): void {
         const change = accepted(parseKeyChange(asRequestFields(opts), now));
         accepted(await knownModels(change.allowedModels, store));
         const key = await updateKey(store, id, change, now);
-        printResult(output(), keyRecord(key, now), `key ${id} updated`);
+        printResult(output(), keyListView(key, now), `key ${id} updated`);
       }),
     );
 }

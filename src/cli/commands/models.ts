@@ -1,6 +1,6 @@
 import type { Command } from "commander";
 import type { Model } from "../../core/catalog.ts";
-import { parseModelChange } from "../../core/admin/rules.ts";
+import { catalogModelView, parseModelChange } from "../../core/admin/rules.ts";
 import { isAppError } from "../../core/errors.ts";
 import type { ModelChange } from "../../core/store.ts";
 import { cliActor, withStore } from "../context.ts";
@@ -8,19 +8,19 @@ import { CLI_AUDIT_ACCOUNT } from "../../core/accounts/audit.ts";
 import { describeModelChange } from "../../core/admin/actions.ts";
 import { CliError, exactUsd, printRecords, printResult, type Output } from "../output.ts";
 
-const view = (m: Model) => ({
-  id: m.id,
-  provider: m.provider,
-  category: m.category,
-  contextWindow: m.contextWindow,
-  inputPerMillionUsd: exactUsd(m.inputPerMTok),
-  outputPerMillionUsd: exactUsd(m.outputPerMTok),
+/** The table `models list` prints, prices exact; --json prints each model as `GET /admin/models` lists it. */
+const MODEL_COLUMNS: Record<string, (m: Model) => string | number> = {
+  model: (m) => m.id,
+  provider: (m) => m.provider,
+  category: (m) => m.category,
+  context: (m) => m.contextWindow,
+  "input $/1M": (m) => exactUsd(m.inputPerMTok),
+  "output $/1M": (m) => exactUsd(m.outputPerMTok),
   // The price cached prompt tokens are charged at; the input price unless the operator set one.
-  cachedInputPerMillionUsd: exactUsd(m.cachedInputPerMTok ?? m.inputPerMTok),
-  upstreamModel: m.upstreamModel,
-  maxOutputTokens: m.maxOutputTokens,
-  enabled: m.enabled,
-});
+  "cached input $/1M": (m) => exactUsd(m.cachedInputPerMTok ?? m.inputPerMTok),
+  "max output": (m) => m.maxOutputTokens,
+  enabled: (m) => (m.enabled ? "yes" : "no"),
+};
 
 const FLAG_OF: Record<string, string> = { inputPerMillionUsd: "--input", outputPerMillionUsd: "--output", cachedInputPerMillionUsd: "--cached-input" };
 
@@ -49,18 +49,7 @@ export function registerModels(program: Command, output: () => Output): void {
     .description("list every catalog model, enabled or not")
     .action(async () =>
       withStore({}, async ({ store }) => {
-        const all = (await store.listModels({ includeDisabled: true })).map(view);
-        printRecords(output(), all, {
-          model: (m) => m.id,
-          provider: (m) => m.provider,
-          category: (m) => m.category,
-          context: (m) => m.contextWindow,
-          "input $/1M": (m) => m.inputPerMillionUsd,
-          "output $/1M": (m) => m.outputPerMillionUsd,
-          "cached input $/1M": (m) => m.cachedInputPerMillionUsd,
-          "max output": (m) => m.maxOutputTokens,
-          enabled: (m) => (m.enabled ? "yes" : "no"),
-        });
+        printRecords(output(), await store.listModels({ includeDisabled: true }), catalogModelView, MODEL_COLUMNS);
       }),
     );
 
@@ -71,7 +60,7 @@ export function registerModels(program: Command, output: () => Output): void {
         accountId: CLI_AUDIT_ACCOUNT, type: "model_updated", ip: null, at: Date.now(), detail: `${updated.id}: ${describeModelChange(patch)} by ${cliActor()}`,
       }));
       if (!model) throw new CliError(`no model "${id}" in the catalog (see: gateway models list)`);
-      printResult(output(), view(model), `${model.id} ${verb}`);
+      printResult(output(), catalogModelView(model), `${model.id} ${verb}`);
     });
 
   models.command("enable <id>").description("serve a model again").action((id: string) => change(id, { enabled: true }, "enabled"));

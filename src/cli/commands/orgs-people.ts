@@ -7,7 +7,8 @@ import { invitationView, memberView } from "../../core/orgs/requests.ts";
 import { sendInvitation, settled } from "../../core/orgs/actions.ts";
 import { ROLES } from "../../core/orgs/roles.ts";
 import { withStore } from "../context.ts";
-import { CliError, printRecords, printResult, type Output } from "../output.ts";
+import { CliError, exactUsd, exactUsdOrNull, printRecords, printResult, type Output } from "../output.ts";
+import { keyListView } from "../../core/keys/rules.ts";
 import { requireAccount } from "../args.ts";
 import { asCli, notAMember, operator, requireOrg, requirePerson, roleFlag } from "./orgs-args.ts";
 
@@ -19,8 +20,8 @@ export function registerOrgPeople(orgs: Command, output: () => Output): void {
     .action(async (ref: string) =>
       withStore({}, async ({ store }) => {
         const org = await requireOrg(store, ref);
-        printRecords(output(), (await store.listMembers(org.id, Date.now())).map(memberView), {
-          email: (m) => m.email, role: (m) => m.role, "cap USD/day": (m) => m.spendCapUsdPerDay ?? "-", "spent today USD": (m) => m.spentTodayUsd,
+        printRecords(output(), await store.listMembers(org.id, Date.now()), memberView, {
+          email: (m) => m.email, role: (m) => m.role, "cap USD/day": (m) => exactUsdOrNull(m.spendCapPerDay) ?? "-", "spent today USD": (m) => exactUsd(m.spentToday),
         });
       }),
     );
@@ -62,10 +63,12 @@ export function registerOrgPeople(orgs: Command, output: () => Output): void {
       withStore({}, async ({ store }) => {
         const org = await requireOrg(store, ref);
         const person = await requirePerson(store, org, opts.email);
-        const outcome = await store.removeMember({ orgId: org.id, actor: operator(), userId: person.id, decide: everyone, now: Date.now() });
+        const now = Date.now();
+        const outcome = await store.removeMember({ orgId: org.id, actor: operator(), userId: person.id, decide: everyone, now });
         if ("refused" in outcome && outcome.refused === "not_found") throw await notAMember(store, org, person.email);
         const revoked = await asCli(async () => settled(outcome, NOT_A_MEMBER));
-        printResult(output(), { email: person.email, revokedKeys: revoked.map((k) => k.id) },
+        // As DELETE /orgs/{id}/members/{userId} answers it.
+        printResult(output(), { success: true, revokedKeys: revoked.map((key) => keyListView(key, now)) },
           `${person.email} removed from "${org.name}"; ${revoked.length} key(s) revoked`);
       }),
     );
@@ -81,7 +84,7 @@ function registerInvitations(orgs: Command, output: () => Output): void {
         const org = await requireOrg(store, ref);
         const email = await asCli(async () => parseEmail(opts.email));
         const invitation = await sendInvitation(store, { org, email, role: roleFlag(opts.role), actor: operator(), dashboardUrl: config.dashboardUrl, now: Date.now() });
-        printResult(output(), { id: invitation.id, email, role: invitation.role, expiresAt: new Date(invitation.expiresAt).toISOString() },
+        printResult(output(), invitationView(invitation),
           `${email} invited to "${org.name}" as ${invitation.role}`);
       }),
     );
@@ -90,8 +93,8 @@ function registerInvitations(orgs: Command, output: () => Output): void {
     .action(async (ref: string) =>
       withStore({}, async ({ store }) => {
         const org = await requireOrg(store, ref);
-        printRecords(output(), (await store.listInvitations(org.id, Date.now())).map(invitationView), {
-          email: (i) => i.email, role: (i) => i.role, "sent": (i) => i.createdAt, "expires": (i) => i.expiresAt,
+        printRecords(output(), await store.listInvitations(org.id, Date.now()), invitationView, {
+          email: (i) => i.email, role: (i) => i.role, "sent": (i) => invitationView(i).createdAt, "expires": (i) => invitationView(i).expiresAt,
         });
       }),
     );
@@ -106,7 +109,7 @@ function registerInvitations(orgs: Command, output: () => Output): void {
         const pending = (await store.listInvitations(org.id, now)).find((i) => i.email === email);
         const revoked = pending ? await store.revokeInvitation(org.id, pending.id, operator(), now) : null;
         if (!revoked) throw new CliError(`${email} has no pending invitation to "${org.name}" (see: gateway orgs invitations ${org.id})`);
-        printResult(output(), { id: revoked.id, email, revoked: true }, `the invitation of ${email} to "${org.name}" is revoked`);
+        printResult(output(), { success: true }, `the invitation of ${email} to "${org.name}" is revoked`);
       }),
     );
 }

@@ -1,6 +1,6 @@
 import type { Command } from "commander";
-import { parseGrant } from "../../core/admin/rules.ts";
-import { membershipView, nameHolder, parseOrgName } from "../../core/orgs/requests.ts";
+import { grantView, parseGrant } from "../../core/admin/rules.ts";
+import { adminOrgView, membershipView, nameHolder, orgView, parseOrgName } from "../../core/orgs/requests.ts";
 import type { Store } from "../../core/ports.ts";
 import { withStore } from "../context.ts";
 import { CliError, exactUsd, printRecords, printResult, type Output } from "../output.ts";
@@ -26,7 +26,8 @@ export function registerOrgs(program: Command, output: () => Output): void {
         const owner = await requireAccount(store, opts.email);
         const name = await freeName(store, opts.name);
         const org = await store.createOrg({ name, owner: owner.id, actor: operator(), now: Date.now() });
-        printResult(output(), { id: org.id, name: org.name, owner: owner.email }, `organization ${org.id} ("${org.name}") made, owned by ${owner.email}`);
+        // As POST /orgs answers its maker.
+        printResult(output(), orgView(org, "owner"), `organization ${org.id} ("${org.name}") made, owned by ${owner.email}`);
       }),
     );
 
@@ -36,11 +37,12 @@ export function registerOrgs(program: Command, output: () => Output): void {
       withStore({}, async ({ store }) => {
         if (opts.email) {
           const person = await requireAccount(store, opts.email);
-          printRecords(output(), (await store.listMemberships(person.id)).map(membershipView), { id: (m) => m.id, name: (m) => m.name, role: (m) => m.role });
+          printRecords(output(), await store.listMemberships(person.id), membershipView, { id: (m) => m.org.id, name: (m) => m.org.name, role: (m) => m.role });
           return;
         }
-        const listed = (await store.listOrgs()).map((o) => ({ id: o.id, name: o.name, members: o.members, balanceUsd: exactUsd(o.balance) }));
-        printRecords(output(), listed, { id: (o) => o.id, name: (o) => o.name, members: (o) => o.members, "balance USD": (o) => o.balanceUsd });
+        printRecords(output(), await store.listOrgs(), adminOrgView, {
+          id: (o) => o.id, name: (o) => o.name, members: (o) => o.members, "balance USD": (o) => exactUsd(o.balance),
+        });
       }),
     );
 
@@ -52,7 +54,8 @@ export function registerOrgs(program: Command, output: () => Output): void {
         const name = await freeName(store, opts.name, org.id);
         const renamed = await store.renameOrg(org.id, name, operator(), Date.now());
         if (!renamed) throw new CliError(`no organization "${ref}" (see: gateway orgs list)`);
-        printResult(output(), { id: renamed.id, name: renamed.name }, `organization ${renamed.id} renamed "${renamed.name}"`);
+        // As PATCH /orgs/{id} answers an owner: the CLI acts as one.
+        printResult(output(), orgView(renamed, "owner"), `organization ${renamed.id} renamed "${renamed.name}"`);
       }),
     );
 
@@ -65,7 +68,7 @@ export function registerOrgs(program: Command, output: () => Output): void {
         if (outcome === "not_empty") {
           throw new CliError(`"${org.name}" can be deleted only when its balance is zero and no request is in flight (see: gateway orgs list)`);
         }
-        printResult(output(), { id: org.id, name: org.name, deleted: true }, `organization ${org.id} ("${org.name}") deleted`);
+        printResult(output(), { success: true }, `organization ${org.id} ("${org.name}") deleted`);
       }),
     );
 
@@ -81,9 +84,9 @@ export function registerOrgs(program: Command, output: () => Output): void {
           throw new CliError(`${exactUsd(grant.amount)} USD would take the balance of "${org.name}" (${exactUsd(outcome.balance)} USD) below zero`);
         }
         if ("refused" in outcome) throw new CliError(`no organization "${ref}" (see: gateway orgs list)`);
-        const balanceUsd = exactUsd(outcome.ok.balance);
-        printResult(output(), { id: org.id, name: org.name, kind: grant.kind, amountUsd: exactUsd(grant.amount), note: grant.note, balanceUsd },
-          `${grant.kind} of ${exactUsd(grant.amount)} USD to "${org.name}"; balance ${balanceUsd} USD`);
+        // As an account's grant (POST /admin/accounts/{email}/credits), the organization named by id and name.
+        printResult(output(), { id: org.id, name: org.name, ...grantView(grant, outcome.ok.balance) },
+          `${grant.kind} of ${exactUsd(grant.amount)} USD to "${org.name}"; balance ${exactUsd(outcome.ok.balance)} USD`);
       });
     });
 

@@ -1,31 +1,25 @@
 import type { Command } from "commander";
 import type { CheckoutRecord } from "../../core/checkout/sessions.ts";
-import { paidCents, refundPurchase } from "../../core/checkout/refunds.ts";
-import { formatUsd, nanos } from "../../core/money.ts";
-import { CREDIT_PACKS, isPackId } from "../../core/checkout/packs.ts";
+import { refundPurchase } from "../../core/checkout/refunds.ts";
+import { adminPurchaseView, refundView } from "../../core/admin/purchases.ts";
 import { silentLogger } from "../../server/log.ts";
 import { stripeClient, stripeRefunds } from "../../server/payments/stripe.ts";
 import { withStore } from "../context.ts";
 import { exactUsd, printRecords, printResult, type Output } from "../output.ts";
 import { requireAccount } from "../args.ts";
 
-const iso = (time: number | null) => (time === null ? null : new Date(time).toISOString());
-const usdOfCents = (cents: bigint) => formatUsd(nanos(cents * 10_000_000n), 2);
-
-const purchaseView = (c: CheckoutRecord) => ({
-  sessionId: c.id,
-  pack: c.packId,
-  priceUsd: isPackId(c.packId) ? CREDIT_PACKS[c.packId].priceUsd : null,
-  creditsUsd: exactUsd(c.credits),
-  status: c.status,
-  createdAt: iso(c.createdAt),
-  paidAt: iso(c.paidAt),
-  paidUsd: c.status === "paid" ? usdOfCents(paidCents(c)) : null,
-  refundedUsd: usdOfCents(c.refundedCents),
-  creditsTakenBackUsd: exactUsd(c.refundedCredits),
-  disputedUsd: c.disputedCents === null ? null : usdOfCents(c.disputedCents),
-  dispute: c.disputeStatus,
-});
+/** The table `purchases list` prints, credits exact; --json prints each purchase as the console's API does. */
+const PURCHASE_COLUMNS: Record<string, (c: CheckoutRecord) => string | number> = {
+  "checkout session": (c) => c.id,
+  pack: (c) => c.packId,
+  "price USD": (c) => adminPurchaseView(c).priceUsd ?? "",
+  "credits USD": (c) => exactUsd(c.credits),
+  status: (c) => c.status,
+  created: (c) => adminPurchaseView(c).createdAt,
+  paid: (c) => adminPurchaseView(c).paidAt ?? "",
+  "refunded USD": (c) => adminPurchaseView(c).refundedUsd,
+  dispute: (c) => (c.disputeStatus === null ? "" : `${c.disputeStatus} (${adminPurchaseView(c).disputedUsd} USD)`),
+};
 
 function registerList(purchases: Command, output: () => Output): void {
   purchases
@@ -36,18 +30,7 @@ function registerList(purchases: Command, output: () => Output): void {
     .action(async (opts: { email: string; all?: boolean }) =>
       withStore({}, async ({ store }) => {
         const account = await requireAccount(store, opts.email);
-        const rows = (await store.listCheckouts(account.id, { paidOnly: !opts.all })).map(purchaseView);
-        printRecords(output(), rows, {
-          "checkout session": (p) => p.sessionId,
-          pack: (p) => p.pack,
-          "price USD": (p) => p.priceUsd ?? "",
-          "credits USD": (p) => p.creditsUsd,
-          status: (p) => p.status,
-          created: (p) => p.createdAt ?? "",
-          paid: (p) => p.paidAt ?? "",
-          "refunded USD": (p) => p.refundedUsd,
-          dispute: (p) => (p.dispute === null ? "" : `${p.dispute} (${p.disputedUsd} USD)`),
-        });
+        printRecords(output(), await store.listCheckouts(account.id, { paidOnly: !opts.all }), adminPurchaseView, PURCHASE_COLUMNS);
       }),
     );
 }
@@ -63,7 +46,7 @@ function registerRefund(purchases: Command, output: () => Output): void {
         const stripe = stripeClient(config.stripe);
         const provider = stripe === null ? null : stripeRefunds(stripe, silentLogger);
         const refund = await refundPurchase({ store, provider }, { sessionId: id, usd: opts.usd });
-        printResult(output(), refund,
+        printResult(output(), refundView(refund),
           `Refund ${refund.refundId} of ${refund.refundedUsd} USD asked of Stripe (${refund.status}); `
           + `${refund.creditsTakenBackUsd} USD of credits are taken back when Stripe's charge.refunded event arrives.`);
       }),

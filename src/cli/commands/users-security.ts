@@ -1,8 +1,9 @@
 import type { Command } from "commander";
 import { auditPage, parseAuditPage } from "../../core/accounts/audit.ts";
 import { freeCreditOffer } from "../../core/accounts/sign-in.ts";
-import { withStore } from "../context.ts";
-import { CliError, exactUsd, printRecords, printResult, type Output } from "../output.ts";
+import { cliActor, withStore } from "../context.ts";
+import { CliError, exactUsd, printJson, printRecords, printResult, type Output } from "../output.ts";
+import { adminAccountView } from "../../core/admin/rules.ts";
 import { requireAccount } from "../args.ts";
 
 /** `users verify E` and `users audit E`: the operator's side of e-mail verification and the audit log. */
@@ -15,14 +16,10 @@ export function registerAccountSecurity(users: Command, output: () => Output): v
         const account = await requireAccount(store, email);
         const now = Date.now();
         const policy = { amount: config.freeCredits, perIpPerDay: config.freeCreditsPerIpPerDay };
-        const verified = await store.verifyAccount(account.id, { offer: (a) => freeCreditOffer(a, policy, now), now });
+        const verified = await store.verifyAccount(account.id, { offer: (a) => freeCreditOffer(a, policy, now), now, by: `by ${cliActor()}` });
         if (!verified) throw new CliError(`no account with e-mail "${email}"`);
         const credits = verified.freeCreditsGranted ? `; free credits granted, balance ${exactUsd(verified.account.balance)} USD` : "";
-        printResult(
-          output(),
-          { email: verified.account.email, emailVerified: true, freeCreditsGranted: verified.freeCreditsGranted },
-          `${verified.account.email} verified${credits}`,
-        );
+        printResult(output(), adminAccountView(verified.account), `${verified.account.email} verified${credits}`);
       }),
     );
 
@@ -40,8 +37,9 @@ export function registerAccountSecurity(users: Command, output: () => Output): v
           throw new CliError(`--page: ${(error as Error).message}`);
         }
         const result = await auditPage(store, account.id, page);
-        if (output().json) return printResult(output(), result, "");
-        printRecords(output(), result.events, {
+        // As GET /account/audit answers it: the page's events and whether another follows.
+        if (output().json) return printJson(result);
+        printRecords(output(), result.events, (e) => e, {
           at: (e) => e.at,
           type: (e) => e.type,
           ip: (e) => e.ip ?? "-",

@@ -5,24 +5,24 @@ import { hashPassword, parseNewEmail, parsePassword } from "../../core/accounts/
 import type { Account, AccountChange } from "../../core/store.ts";
 import type { AuditEventType, NewAuditEvent } from "../../core/accounts/audit.ts";
 import { NANOS_PER_USD, type Nanos } from "../../core/money.ts";
-import { MAX_GRANT_USD } from "../../core/admin/rules.ts";
+import { adminAccountView, MAX_GRANT_USD } from "../../core/admin/rules.ts";
 import { requireAccount, usdFlag } from "../args.ts";
 import { cliActor, withStore } from "../context.ts";
 import { readPassword } from "../password.ts";
 import { registerAccountSecurity } from "./users-security.ts";
 import { CliError, exactUsd, printRecords, printResult, type Output } from "../output.ts";
 
-const userView = (a: Account) => ({
-  id: a.id,
-  email: a.email,
-  state: accountState(a),
-  emailVerified: a.emailVerifiedAt !== null,
-  twoFactor: a.totpEnabledAt !== null,
-  admin: a.isAdmin,
-  balanceUsd: exactUsd(a.balance),
-  reservedUsd: exactUsd(a.reserved),
-  createdAt: new Date(a.createdAt).toISOString(),
-});
+/** The table `users list` prints; --json prints each account as the console's API lists it. */
+const USER_COLUMNS: Record<string, (a: Account) => string> = {
+  email: (a) => a.email,
+  state: (a) => accountState(a),
+  admin: (a) => (a.isAdmin ? "yes" : ""),
+  "balance USD": (a) => exactUsd(a.balance),
+  "reserved USD": (a) => exactUsd(a.reserved),
+  verified: (a) => (a.emailVerifiedAt !== null ? "yes" : "no"),
+  "2FA": (a) => (a.totpEnabledAt !== null ? "on" : "off"),
+  created: (a) => new Date(a.createdAt).toISOString(),
+};
 
 /** What `users create` records: the account, by whom and as what, and the credits it was given. */
 function creationAudit(accountId: string, credits: Nanos, admin: boolean, at: number, note: string): NewAuditEvent[] {
@@ -58,7 +58,7 @@ export function registerUsers(program: Command, output: () => Output): void {
         });
         // A look-alike of an account's e-mail (email-skeleton.ts) is taken as the e-mail itself is.
         if (!account) throw new CliError(`an account with e-mail "${email}" already exists`);
-        printResult(output(), userView(account), `created ${email} with ${exactUsd(account.balance)} USD`);
+        printResult(output(), adminAccountView(account), `created ${email} with ${exactUsd(account.balance)} USD`);
       });
     });
 
@@ -67,16 +67,7 @@ export function registerUsers(program: Command, output: () => Output): void {
     .description("list every account, deleted and banned ones included")
     .action(async () =>
       withStore({}, async ({ store }) => {
-        printRecords(output(), (await store.listAccounts()).map(userView), {
-          email: (u) => u.email,
-          state: (u) => u.state,
-          admin: (u) => (u.admin ? "yes" : ""),
-          "balance USD": (u) => u.balanceUsd,
-          "reserved USD": (u) => u.reservedUsd,
-          verified: (u) => (u.emailVerified ? "yes" : "no"),
-          "2FA": (u) => (u.twoFactor ? "on" : "off"),
-          created: (u) => u.createdAt,
-        });
+        printRecords(output(), await store.listAccounts(), adminAccountView, USER_COLUMNS);
       }),
     );
 
@@ -90,7 +81,7 @@ export function registerUsers(program: Command, output: () => Output): void {
         const audit = { accountId: account.id, type, ip: null, detail: `by ${cliActor()}`, at: now };
         const updated = await store.updateAccountAudited(account.id, patch(account, now), audit);
         if (!updated) throw new CliError(`no account with e-mail "${email}"`);
-        printResult(output(), userView(updated), `${updated.email} ${verb}`);
+        printResult(output(), adminAccountView(updated), `${updated.email} ${verb}`);
       });
 
   users.command("ban <email>").description("refuse the account's sign-ins and API requests (403)")

@@ -80,10 +80,13 @@ export interface AccountSecurityStore {
     ip: string;
     now: number;
   }): Promise<{ account: Account; freeCreditsGranted: boolean } | null>;
-  /** The operator's verification (CLI): as `verifyEmail`, for the account itself; null when there is no such account. */
+  /**
+   * The operator's verification (CLI): as `verifyEmail`, for the account itself, audited as done
+   * `by` the operator (`by cli (OS user NAME)`); null when there is no such account.
+   */
   verifyAccount(
     accountId: string,
-    input: { offer: (account: Account) => FreeCreditOffer | null; now: number },
+    input: { offer: (account: Account) => FreeCreditOffer | null; now: number; by: string },
   ): Promise<{ account: Account; freeCreditsGranted: boolean } | null>;
   /**
    * Queues a reset link for the live account with this e-mail, unless it was sent

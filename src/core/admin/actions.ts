@@ -1,4 +1,4 @@
-import { catalogModelView, adminAccountView, ADMIN_PAGE_SIZE, type Grant } from "./rules.ts";
+import { catalogModelView, adminAccountView, grantView, ADMIN_PAGE_SIZE, type Grant } from "./rules.ts";
 import { AUDIT_PAGE_SIZE, type AuditStore, type NewAuditEvent } from "../accounts/audit.ts";
 import type { Model } from "../catalog.ts";
 import type { CheckoutStore } from "../checkout/sessions.ts";
@@ -96,14 +96,8 @@ export async function grantCredits(ports: AdminPorts, act: OperatorAct, email: s
       detail: `${grant.kind} of ${formatUsd(grant.amount, 9)} USD ${byOperator(act)}: ${grant.note}`,
     },
   );
-  return {
-    email: account.email,
-    kind: grant.kind,
-    amountUsd: formatUsd(grant.amount, 9),
-    note: grant.note,
-    // addCredit answers null only for a reused idempotency key, which a grant never carries.
-    balanceUsd: formatUsd(result?.balance ?? account.balance, 6),
-  };
+  // addCredit answers null only for a reused idempotency key, which a grant never carries.
+  return { email: account.email, ...grantView(grant, result?.balance ?? account.balance) };
 }
 
 /**

@@ -43,6 +43,11 @@ export async function refundAsOperator(
     accountId: refund.accountId, type: "purchase_refunded", ip: act.ip, at: act.now,
     detail: `refund ${refund.refundId} of ${refund.refundedUsd} USD of checkout ${refund.sessionId} by operator ${act.operator.email}`,
   });
+  return refundView(refund);
+}
+
+/** A refund as `POST /admin/purchases/{id}/refund` answers it (and `purchases refund` prints it): whose account it is stays internal. */
+export const refundView = (refund: Awaited<ReturnType<typeof refundPurchase>>) => {
   const { accountId: _accountId, ...shown } = refund;
   return shown;
-}
+};

@@ -120,6 +120,17 @@ export function parseModelChange(body: unknown): ModelChange {
 
 const iso = (ms: number | null): string | null => (ms === null ? null : new Date(ms).toISOString());
 
+/**
+ * A grant as `POST /admin/accounts/{email}/credits` answers it (and the CLI's grants print it):
+ * the amount exact, as the ledger entry holds it, the balance at the API's places.
+ */
+export const grantView = (grant: Grant, balance: Nanos) => ({
+  kind: grant.kind,
+  amountUsd: formatUsd(grant.amount, 9),
+  note: grant.note,
+  balanceUsd: formatUsd(balance, 6),
+});
+
 /** An account as the console lists it. */
 export const adminAccountView = (account: Account) => ({
   email: account.email,

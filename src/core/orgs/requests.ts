@@ -56,6 +56,11 @@ const iso = (at: number) => new Date(at).toISOString();
 
 export const orgView = (org: Organization, role: Role) => ({ id: org.id, name: org.name, role, createdAt: iso(org.createdAt) });
 
+/** An organization as the console lists it (`GET /admin/orgs`): its members counted, its balance. */
+export const adminOrgView = (o: Organization & { members: number; balance: Nanos }) => ({
+  id: o.id, name: o.name, members: o.members, balanceUsd: formatUsd(o.balance, 6), createdAt: iso(o.createdAt),
+});
+
 export const membershipView = (m: Membership) => ({
   ...orgView(m.org, m.role),
   spendCapUsdPerDay: m.spendCapPerDay === null ? null : formatUsd(m.spendCapPerDay, 6),

@@ -2,9 +2,8 @@ import { Elysia } from "elysia";
 import { requireOperator } from "../../core/admin/rules.ts";
 import { parseEmail } from "../../core/accounts/sign-in.ts";
 import { AppError } from "../../core/errors.ts";
-import { formatUsd } from "../../core/money.ts";
 import { MEMBER_NOT_FOUND, settled } from "../../core/orgs/actions.ts";
-import { memberView } from "../../core/orgs/requests.ts";
+import { adminOrgView, memberView } from "../../core/orgs/requests.ts";
 import { ORG_NOT_FOUND } from "../../core/orgs/roles.ts";
 import type { AppDeps } from "../deps.ts";
 import { clientIp } from "../client-ip.ts";
@@ -29,10 +28,7 @@ export const adminOrgRoutes = (deps: AppDeps) => {
     .use(sessionPlugin(deps))
     .get("/admin/orgs", async ({ session }) => {
       requireOperator(session);
-      const orgs = await store.listOrgs();
-      return json({
-        organizations: orgs.map((o) => ({ id: o.id, name: o.name, members: o.members, balanceUsd: formatUsd(o.balance, 6), createdAt: new Date(o.createdAt).toISOString() })),
-      });
+      return json({ organizations: (await store.listOrgs()).map(adminOrgView) });
     })
     .get("/admin/orgs/:id", async ({ session, params }) => {
       requireOperator(session);

@@ -88,7 +88,9 @@ type Verified = { account: Account; freeCreditsGranted: boolean };
  * makes one and it is still available. Only the first verification counts: a later one (a
  * second link, the operator's CLI) changes nothing.
  */
-function* markVerified(dialect: Dialect, accountId: string, input: Omit<VerifyInput, "tokenHash" | "ip"> & { ip: string | null }): Work<Verified | null> {
+type MarkInput = Omit<VerifyInput, "tokenHash" | "ip"> & { ip: string | null; by: string };
+
+function* markVerified(dialect: Dialect, accountId: string, input: MarkInput): Work<Verified | null> {
   const verified = yield* first(
     `UPDATE accounts SET email_verified_at = ? WHERE id = ? AND email_verified_at IS NULL RETURNING ${ACCOUNT_COLUMNS}`,
     input.now, accountId,
@@ -98,8 +100,7 @@ function* markVerified(dialect: Dialect, accountId: string, input: Omit<VerifyIn
     return account ? { account, freeCreditsGranted: false } : null;
   }
   const account = accountFromRow(verified);
-  const by = input.ip === null ? "by the operator" : "from the e-mailed link";
-  yield* recordAudit({ accountId, type: "email_verified", ip: input.ip, detail: `${account.email} ${by}`, at: input.now });
+  yield* recordAudit({ accountId, type: "email_verified", ip: input.ip, detail: `${account.email} ${input.by}`, at: input.now });
   const offer = input.offer(account);
   if (!offer || !(yield* claimFreeCredits(dialect, accountId, offer, input.now))) return { account, freeCreditsGranted: false };
   yield* recordAudit({ accountId, type: "credits_granted", ip: input.ip, detail: "free credits on e-mail verification", at: input.now });
@@ -108,7 +109,7 @@ function* markVerified(dialect: Dialect, accountId: string, input: Omit<VerifyIn
 
 function* verifyEmail(dialect: Dialect, input: VerifyInput): Work<Verified | null> {
   const accountId = yield* useLink(input.tokenHash, "verify", input.now);
-  return accountId === null ? null : yield* markVerified(dialect, accountId, input);
+  return accountId === null ? null : yield* markVerified(dialect, accountId, { ...input, by: "from the e-mailed link" });
 }
 
 type ResetRequest = Parameters<AccountSecurityStore["queuePasswordReset"]>[0];
@@ -152,7 +153,7 @@ export const accountLinkStore = (db: Database) => ({
   signUp: (input: NewSignUp) => db.transaction(signUp(input)),
   queueVerification: (accountId: string, link: NewLinkToken, now: number) => db.transaction(queueVerification(accountId, link, now)),
   verifyEmail: (input: VerifyInput) => db.transaction(verifyEmail(db.dialect, input)),
-  verifyAccount: (accountId: string, input: Omit<VerifyInput, "tokenHash" | "ip">) =>
+  verifyAccount: (accountId: string, input: Omit<MarkInput, "ip">) =>
     db.transaction(markVerified(db.dialect, accountId, { ...input, ip: null })),
   queuePasswordReset: (input: ResetRequest) => db.transaction(queuePasswordReset(input)),
   resetPassword: (input: ResetInput) => db.transaction(resetPassword(input)),
