@@ -15,7 +15,7 @@ export interface Output {
 /**
  * An amount of money as the CLI's text prints it: exact, to the nano-USD the ledger keeps (9
  * places). Rounding to fewer places would show an operator a balance or a limit that is not the
- * one the gateway enforces. (--json prints the HTTP API's records, at the API's places.)
+ * one the gateway enforces. (--json prints the HTTP API's records, exact too: records.ts.)
  */
 export const exactUsd = (amount: Nanos): string => formatUsd(amount, 9);
 

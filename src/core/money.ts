@@ -68,6 +68,16 @@ export function formatUsd(amount: Nanos, places: 2 | 4 | 6 | 9): string {
   return negative ? `-${text}` : text;
 }
 
+/**
+ * How a record writes its amounts: at the places the HTTP API gives each one (`apiUsd`), or
+ * exact to the nano-USD (`exactUsdFormat`, the CLI's: DESIGN has it print money exactly, in
+ * the API's field names and types). A record's serializer takes one, so that there is one
+ * serializer per record whoever prints it.
+ */
+export type UsdFormat = (amount: Nanos, apiPlaces: 2 | 4 | 6 | 9) => string;
+export const apiUsd: UsdFormat = formatUsd;
+export const exactUsdFormat: UsdFormat = (amount) => formatUsd(amount, 9);
+
 /** Price of `tokens` tokens at `pricePerMTok` nano-USD per million tokens, before rounding. */
 function scaledCost(tokens: number, pricePerMTok: Nanos): bigint {
   return BigInt(tokens) * pricePerMTok;

@@ -88,7 +88,7 @@ describeEachDialect("the compiled binary", (dialect) => {
   test("models set-price stores exact prices and refuses bad amounts", async () => {
     const env = { DATABASE_URL: testDb.url };
     const priced = await runGateway(["models", "set-price", "gpt-5", "--input", "1.333300000", "--output", "9.99", "--json"], env);
-    expect(JSON.parse(priced.stdout)).toMatchObject({ inputPerMillionUsd: "1.3333", outputPerMillionUsd: "9.9900" });
+    expect(JSON.parse(priced.stdout)).toMatchObject({ inputPerMillionUsd: "1.333300000", outputPerMillionUsd: "9.990000000" });
     const bad = await runGateway(["models", "set-price", "gpt-5", "--input", "-1", "--output", "1"], env);
     expect(bad.code).toBe(1);
     expect(bad.stderr.trim()).toBe('error: --input must be from 0 to 10000 (got "-1")');
@@ -98,11 +98,11 @@ describeEachDialect("the compiled binary", (dialect) => {
     const env = { DATABASE_URL: testDb.url };
     const args = ["models", "set-price", "gpt-4.1", "--input", "2", "--output", "8"];
     const cached = await runGateway([...args, "--cached-input", "0.5", "--json"], env);
-    expect(JSON.parse(cached.stdout)).toMatchObject({ inputPerMillionUsd: "2.0000", cachedInputPerMillionUsd: "0.5000" });
+    expect(JSON.parse(cached.stdout)).toMatchObject({ inputPerMillionUsd: "2.000000000", cachedInputPerMillionUsd: "0.500000000" });
     const kept = await runGateway([...args, "--json"], env);
-    expect(JSON.parse(kept.stdout)).toMatchObject({ cachedInputPerMillionUsd: "0.5000" });
+    expect(JSON.parse(kept.stdout)).toMatchObject({ cachedInputPerMillionUsd: "0.500000000" });
     const reset = await runGateway([...args, "--cached-input", "none", "--json"], env);
-    expect(JSON.parse(reset.stdout)).toMatchObject({ cachedInputPerMillionUsd: "2.0000" });
+    expect(JSON.parse(reset.stdout)).toMatchObject({ cachedInputPerMillionUsd: "2.000000000" });
     const bad = await runGateway([...args, "--cached-input", "cheap"], env);
     expect([bad.code, bad.stderr.trim()]).toEqual([1, 'error: --cached-input must be a USD amount, such as "25" or "2.50" (got "cheap")']);
   });

@@ -6,6 +6,7 @@ import type { Database } from "../../src/db/database.ts";
 import { createStore } from "../../src/db/store/index.ts";
 import { runGateway, spawnServe, type ServeProcess } from "../support/binary.ts";
 import { createTestDatabase, describeEachDialect, openTestDatabase, type TestDatabase } from "../support/databases.ts";
+import { expectSameRecord } from "../support/api-records.ts";
 import { readJson } from "../support/http.ts";
 import { logInUser, request, signUpUser, uniqueEmail } from "../support/session.ts";
 import { insertUsageLog } from "../support/usage-logs.ts";
@@ -50,7 +51,7 @@ describeEachDialect("the admin CLI, beside a running server on the same database
       const email = uniqueEmail("Ops");
       const created = await cliJson("users", "create", "--email", email.toUpperCase(), "--password", "operator-set pw", "--credits", "12.5");
       expect(created).toEqual({
-        email: email.toLowerCase(), state: "active", admin: false, balanceUsd: "12.500000", overdrawn: false, reservedUsd: "0.000000",
+        email: email.toLowerCase(), state: "active", admin: false, balanceUsd: "12.500000000", overdrawn: false, reservedUsd: "0.000000000",
         inflight: 0, createdAt: expect.stringMatching(/Z$/), bannedAt: null,
       });
       const user = await logInUser(server.url, email.toLowerCase(), "operator-set pw");
@@ -87,7 +88,7 @@ describeEachDialect("the admin CLI, beside a running server on the same database
     test("list shows every account, as JSON and as a table", async () => {
       const email = await newUser("3");
       const listed = (await cliJson("users", "list")) as { email: string; balanceUsd: string }[];
-      expect(listed.find((u) => u.email === email)?.balanceUsd).toBe("3.000000");
+      expect(listed.find((u) => u.email === email)?.balanceUsd).toBe("3.000000000");
       const table = await cli("users", "list");
       expect(table.stdout).toMatch(new RegExp(`${email.replaceAll(".", "\\.")}\\s*│\\s*active\\s*│\\s*│\\s*3\\.000000000`));
     });
@@ -106,7 +107,7 @@ describeEachDialect("the admin CLI, beside a running server on the same database
       const email = await newUser("2");
       const session = await logInUser(server.url, email, "operator-set pw");
       const deleted = await cliJson("users", "delete", email);
-      expect(deleted).toMatchObject({ email, state: "deleted", balanceUsd: "2.000000" });
+      expect(deleted).toMatchObject({ email, state: "deleted", balanceUsd: "2.000000000" });
       expect((await session.send("GET", "/account")).status).toBe(404);
       expect((await cliJson("credits", "show", "--email", email)).balanceUsd).toBe("2.000000000");
     });
@@ -133,7 +134,7 @@ describeEachDialect("the admin CLI, beside a running server on the same database
     test("grant adds credits, a negative grant is an adjustment, and show reconciles with the ledger", async () => {
       const email = await newUser("1");
       expect(await cliJson("credits", "grant", "--email", email, "--usd", "7.5", "--note", "goodwill")).toEqual({
-        email, kind: "grant", amountUsd: "7.500000000", note: "goodwill", balanceUsd: "8.500000",
+        email, kind: "grant", amountUsd: "7.500000000", note: "goodwill", balanceUsd: "8.500000000",
       });
       expect((await cli("credits", "grant", "--email", email, "--usd", "-0.25")).stdout.trim()).toBe(
         `adjustment of -0.250000000 USD to ${email}; balance 8.250000000 USD`,
@@ -179,11 +180,11 @@ describeEachDialect("the admin CLI, beside a running server on the same database
       const fromCli = await cliJson("keys", "list", "--email", email);
       const session = await logInUser(server.url, email, "operator-set pw");
       const fromServer = (await readJson(await session.send("GET", "/keys/generate"))).keys;
-      // The API's records, field for field.
-      expect(fromCli).toEqual(fromServer);
+      // The API's records, field for field, their money exact.
+      expectSameRecord(fromCli, fromServer);
       expect(fromCli[1]).toMatchObject({
         name: "ci", prefix: secret!.slice(0, 10), status: "active", expiresAt: "2031-01-01T00:00:00.000Z",
-        creditLimitUsd: "25.000000", rateLimitUsdPerHour: "1.50", rateLimitRequestsPerHour: 100,
+        creditLimitUsd: "25.000000000", rateLimitUsdPerHour: "1.500000000", rateLimitRequestsPerHour: 100,
       });
       expect(JSON.stringify(fromCli)).not.toContain(secret);
       expect((await cli("keys", "list", "--email", email)).stdout).toMatch(/ci\s*│\s*gw-\w{7}\s*│\s*active/);
@@ -200,7 +201,7 @@ describeEachDialect("the admin CLI, beside a running server on the same database
       const email = await newUser();
       const { id } = await cliJson("keys", "create", "--email", email, "--credit-limit", "5", "--usd-per-hour", "2");
       const updated = await cliJson("keys", "update", id, "--name", "renamed", "--credit-limit", "none", "--requests-per-hour", "20");
-      expect(updated).toMatchObject({ id, name: "renamed", creditLimitUsd: null, rateLimitUsdPerHour: "2.00", rateLimitRequestsPerHour: 20 });
+      expect(updated).toMatchObject({ id, name: "renamed", creditLimitUsd: null, rateLimitUsdPerHour: "2.000000000", rateLimitRequestsPerHour: 20 });
       expect((await cli("keys", "update", id, "--expires", "none")).stdout.trim()).toBe(`key ${id} updated`);
     });
 
@@ -228,7 +229,7 @@ describeEachDialect("the admin CLI, beside a running server on the same database
       });
       const keys = await cliJson("keys", "list", "--email", email);
       expect(keys.map((k: { id: string; status: string }) => [k.id, k.status])).toEqual([[rotated.id, "active"], [id, "revoked"]]);
-      expect(keys[0]).toMatchObject({ name: "prod", creditLimitUsd: "9.000000", rateLimitRequestsPerHour: 7 });
+      expect(keys[0]).toMatchObject({ name: "prod", creditLimitUsd: "9.000000000", rateLimitRequestsPerHour: 7 });
       await refused(["keys", "rotate", id], "Key not found or already revoked");
     });
 

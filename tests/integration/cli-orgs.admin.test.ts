@@ -69,7 +69,7 @@ describeEachDialect("the orgs CLI's administration", (dialect) => {
   test("grant credits the organization within the console's bounds, never below zero, audited", async () => {
     const org = await newOrg();
     expect(await cliJson("orgs", "grant", org.id, "--usd", "12.5", "--note", "pilot")).toEqual({
-      id: org.id, name: org.name, kind: "grant", amountUsd: "12.500000000", note: "pilot", balanceUsd: "12.500000",
+      id: org.id, name: org.name, kind: "grant", amountUsd: "12.500000000", note: "pilot", balanceUsd: "12.500000000",
     });
     for (const [usd, says] of [["0", "usd must not be zero"], ["1000000.01", "usd must be at most 1000000"], ["1.0000000001", "at most 9 decimal places"], ["1e3", "usd must be a USD amount"]]) {
       const refused = await cli("orgs", "grant", org.id, "--usd", usd as string);
@@ -78,9 +78,9 @@ describeEachDialect("the orgs CLI's administration", (dialect) => {
     const below = await cli("orgs", "grant", org.id, "--usd", "-20");
     expect(below.stderr).toContain("would take the balance of");
     expect(below.code).toBe(1);
-    expect(await cliJson("orgs", "grant", org.id, "--usd", "-2.5")).toMatchObject({ kind: "adjustment", balanceUsd: "10.000000" });
+    expect(await cliJson("orgs", "grant", org.id, "--usd", "-2.5")).toMatchObject({ kind: "adjustment", balanceUsd: "10.000000000" });
     expect(await audit(org.id)).toContainEqual(["credits_granted", expect.stringContaining("grant of 12.500000000 USD")]);
-    expect((await cliJson("orgs", "list")).find((o: { id: string }) => o.id === org.id)).toMatchObject({ balanceUsd: "10.000000" });
+    expect((await cliJson("orgs", "list")).find((o: { id: string }) => o.id === org.id)).toMatchObject({ balanceUsd: "10.000000000" });
   }, SLOW_MS);
 
   test("delete refuses an organization with a balance and deletes an empty one, audited", async () => {

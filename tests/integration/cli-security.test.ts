@@ -24,7 +24,7 @@ describeEachDialect("the CLI's account security commands", (dialect) => {
   test("users verify confirms a signed-up account's e-mail and grants its free credits once", async () => {
     const user = await signUpUser(server.url);
     // The account as the console's API gives it: the free credits are in its balance.
-    expect(await cliJson("users", "verify", user.email)).toMatchObject({ email: user.email, state: "active", balanceUsd: "5.000000" });
+    expect(await cliJson("users", "verify", user.email)).toMatchObject({ email: user.email, state: "active", balanceUsd: "5.000000000" });
     expect((await readJson(await user.send("GET", "/account"))).balanceUsd).toBe("5.000000");
     expect((await readJson(await user.send("GET", "/account/security"))).emailVerified).toBe(true);
     // Audited as the CLI's other changes are, naming the OS user; the link's own verification is not repeated.

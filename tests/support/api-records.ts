@@ -1,10 +1,12 @@
 // One TypeBox schema per record the HTTP API returns and the CLI prints with --json, written
 // from the API's serializers: no field more or less (additionalProperties: false), and each
-// with its type (money as a decimal string at the API's places, times as ISO 8601 in UTC).
+// with its type (money as a decimal string at the API's places, times as ISO 8601 in UTC). The
+// CLI prints the same records with every amount exact (`exact` below).
 // Records only the CLI prints (doctor, migrate, version, backup, credits show) are here too.
 import { expect } from "bun:test";
 import { type TSchema, Type as T } from "@sinclair/typebox";
 import { Value } from "@sinclair/typebox/value";
+import { formatUsd, parseUsd } from "../../src/core/money.ts";
 
 const strict = <P extends Record<string, TSchema>>(properties: P) => T.Object(properties, { additionalProperties: false });
 const nullable = <S extends TSchema>(schema: S) => T.Union([schema, T.Null()]);
@@ -104,6 +106,42 @@ export const DOCTOR = strict({
 export const BACKED_UP = strict({ out: T.String(), bytes: INT, seconds: T.Number() });
 export const RESTORED = strict({ restored: T.String(), to: T.String() });
 export const USAGE_WRITTEN = strict({ email: T.String(), out: T.String() });
+
+const MONEY_PATTERN = /^\^-\?\\d\+\\\.\\d\{\d\}\$$/;
+
+/** `schema` as the CLI prints its record: the same fields, every amount exact to 9 places. */
+export function exact<S extends TSchema>(schema: S): S {
+  if (typeof schema.pattern === "string" && MONEY_PATTERN.test(schema.pattern)) return { ...schema, pattern: usd(9).pattern };
+  // Spreads keep TypeBox's symbol-keyed markers (its kind, Optional).
+  const copy: Record<string, unknown> = { ...schema };
+  if (schema.properties) copy.properties = Object.fromEntries(Object.entries(schema.properties as Record<string, TSchema>).map(([k, v]) => [k, exact(v)]));
+  if (schema.anyOf) copy.anyOf = (schema.anyOf as TSchema[]).map(exact);
+  if (schema.items) copy.items = exact(schema.items as TSchema);
+  return copy as S;
+}
+
+const DECIMAL = /^-?\d+\.(\d+)$/;
+
+/**
+ * Expects the CLI's `cli` record to be the API's `api` record, field for field, its exact
+ * amounts rounded as the API rounds them (half up, to the API's places).
+ */
+export function expectSameRecord(cli: unknown, api: unknown): void {
+  expect(roundedAs(cli, api)).toEqual(api);
+}
+
+function roundedAs(cli: unknown, api: unknown): unknown {
+  if (typeof cli === "string" && typeof api === "string") {
+    const places = DECIMAL.exec(api)?.[1]?.length;
+    const amount = DECIMAL.test(cli) ? parseUsd(cli, { signed: true }) : null;
+    return places !== undefined && amount !== null && places < 9 ? formatUsd(amount, places as 2 | 4 | 6) : cli;
+  }
+  if (Array.isArray(cli) && Array.isArray(api)) return cli.map((c, i) => roundedAs(c, api[i]));
+  if (cli && api && typeof cli === "object" && typeof api === "object") {
+    return Object.fromEntries(Object.entries(cli).map(([k, v]) => [k, roundedAs(v, (api as Record<string, unknown>)[k])]));
+  }
+  return cli;
+}
 
 /** Fails naming every field of `value` that `schema` does not allow, and why. */
 export function expectRecord(schema: TSchema, value: unknown, what: string): void {

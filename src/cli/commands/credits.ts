@@ -1,10 +1,11 @@
 import type { Command } from "commander";
-import { grantView, parseGrant } from "../../core/admin/rules.ts";
+import { parseGrant } from "../../core/admin/rules.ts";
 import { isAppError } from "../../core/errors.ts";
 import { nanos } from "../../core/money.ts";
 import { cliActor, withStore } from "../context.ts";
 import { CliError, exactUsd, printJson, printRecords, printResult, type Output } from "../output.ts";
 import { requireAccount, usdFlag } from "../args.ts";
+import { grantRecord } from "../records.ts";
 
 /** The console's rules for a grant (at most 1,000,000 USD either way, the note's length), its refusals naming the flags. */
 function consoleGrant(usd: string, note: string) {
@@ -45,7 +46,7 @@ export function registerCredits(program: Command, output: () => Output): void {
         // As POST /admin/accounts/{email}/credits answers it.
         printResult(
           output(),
-          { email: account.email, ...grantView({ amount, kind, note }, balance) },
+          { email: account.email, ...grantRecord({ amount, kind, note }, balance) },
           `${kind} of ${exactUsd(amount)} USD to ${account.email}; balance ${exactUsd(balance)} USD`,
         );
       });

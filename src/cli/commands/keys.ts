@@ -1,7 +1,6 @@
 import type { Command } from "commander";
 import {
-  issueKey, KEY_ROTATED, keyCreatedView, keyListView, knownModels, parseKeyChange, parseKeyKind, parseNewKey, revokeKey, rotateKey,
-  type KeyField, type Parsed,
+  issueKey, KEY_ROTATED, keyCreatedView, knownModels, parseKeyChange, parseKeyKind, parseNewKey, revokeKey, rotateKey, type KeyField, type Parsed,
 } from "../../core/keys/rules.ts";
 import { keyStatus } from "../../core/keys/secret.ts";
 import type { ApiKey } from "../../core/store.ts";
@@ -10,6 +9,7 @@ import { cliActor, withStore } from "../context.ts";
 import { CliError, exactUsd, exactUsdOrNull, printRecords, printResult, type Output } from "../output.ts";
 import { readUsd } from "../../core/money.ts";
 import { requireAccount } from "../args.ts";
+import { keyRecord } from "../records.ts";
 
 interface KeyFlags {
   name?: string;
@@ -143,7 +143,7 @@ export function registerKeys(program: Command, output: () => Output): void {
       withStore({}, async ({ store }) => {
         const account = await requireAccount(store, opts.email);
         const now = Date.now();
-        printRecords(output(), await store.listKeys(account.id), (key) => keyListView(key, now), keyColumns(now));
+        printRecords(output(), await store.listKeys(account.id), (key) => keyRecord(key, now), keyColumns(now));
       }),
     );
 
@@ -167,7 +167,7 @@ export function registerKeys(program: Command, output: () => Output): void {
         const now = Date.now();
         const key = await revokeKey(store, (await requireKey(store, id)).accountId, id, now, operator());
         if (!key) throw new CliError(`key ${id} is already revoked`);
-        printResult(output(), keyListView(key, now), `key ${id} revoked`);
+        printResult(output(), keyRecord(key, now), `key ${id} revoked`);
       }),
     );
 
@@ -178,7 +178,7 @@ export function registerKeys(program: Command, output: () => Output): void {
         const change = accepted(parseKeyChange(asRequestFields(opts), now));
         accepted(await knownModels(change.allowedModels, store));
         const key = await updateKey(store, id, change, now);
-        printResult(output(), keyListView(key, now), `key ${id} updated`);
+        printResult(output(), keyRecord(key, now), `key ${id} updated`);
       }),
     );
 }

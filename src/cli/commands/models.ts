@@ -1,12 +1,13 @@
 import type { Command } from "commander";
 import type { Model } from "../../core/catalog.ts";
-import { catalogModelView, parseModelChange } from "../../core/admin/rules.ts";
+import { parseModelChange } from "../../core/admin/rules.ts";
 import { isAppError } from "../../core/errors.ts";
 import type { ModelChange } from "../../core/store.ts";
 import { cliActor, withStore } from "../context.ts";
 import { CLI_AUDIT_ACCOUNT } from "../../core/accounts/audit.ts";
 import { describeModelChange } from "../../core/admin/actions.ts";
 import { CliError, exactUsd, printRecords, printResult, type Output } from "../output.ts";
+import { modelRecord } from "../records.ts";
 
 /** The table `models list` prints, prices exact; --json prints each model as `GET /admin/models` lists it. */
 const MODEL_COLUMNS: Record<string, (m: Model) => string | number> = {
@@ -49,7 +50,7 @@ export function registerModels(program: Command, output: () => Output): void {
     .description("list every catalog model, enabled or not")
     .action(async () =>
       withStore({}, async ({ store }) => {
-        printRecords(output(), await store.listModels({ includeDisabled: true }), catalogModelView, MODEL_COLUMNS);
+        printRecords(output(), await store.listModels({ includeDisabled: true }), modelRecord, MODEL_COLUMNS);
       }),
     );
 
@@ -60,7 +61,7 @@ export function registerModels(program: Command, output: () => Output): void {
         accountId: CLI_AUDIT_ACCOUNT, type: "model_updated", ip: null, at: Date.now(), detail: `${updated.id}: ${describeModelChange(patch)} by ${cliActor()}`,
       }));
       if (!model) throw new CliError(`no model "${id}" in the catalog (see: gateway models list)`);
-      printResult(output(), catalogModelView(model), `${model.id} ${verb}`);
+      printResult(output(), modelRecord(model), `${model.id} ${verb}`);
     });
 
   models.command("enable <id>").description("serve a model again").action((id: string) => change(id, { enabled: true }, "enabled"));

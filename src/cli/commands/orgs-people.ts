@@ -3,14 +3,14 @@
 import type { Command } from "commander";
 import { accountState } from "../../core/accounts/state.ts";
 import { parseEmail } from "../../core/accounts/sign-in.ts";
-import { invitationView, memberView } from "../../core/orgs/requests.ts";
+import { invitationView } from "../../core/orgs/requests.ts";
 import { sendInvitation, settled } from "../../core/orgs/actions.ts";
 import { ROLES } from "../../core/orgs/roles.ts";
 import { withStore } from "../context.ts";
 import { CliError, exactUsd, exactUsdOrNull, printRecords, printResult, type Output } from "../output.ts";
-import { keyListView } from "../../core/keys/rules.ts";
 import { requireAccount } from "../args.ts";
 import { asCli, notAMember, operator, requireOrg, requirePerson, roleFlag } from "./orgs-args.ts";
+import { keyRecord, memberRecord } from "../records.ts";
 
 const everyone = () => "ok" as const;
 const NOT_A_MEMBER = "not a member";
@@ -20,7 +20,7 @@ export function registerOrgPeople(orgs: Command, output: () => Output): void {
     .action(async (ref: string) =>
       withStore({}, async ({ store }) => {
         const org = await requireOrg(store, ref);
-        printRecords(output(), await store.listMembers(org.id, Date.now()), memberView, {
+        printRecords(output(), await store.listMembers(org.id, Date.now()), memberRecord, {
           email: (m) => m.email, role: (m) => m.role, "cap USD/day": (m) => exactUsdOrNull(m.spendCapPerDay) ?? "-", "spent today USD": (m) => exactUsd(m.spentToday),
         });
       }),
@@ -39,7 +39,7 @@ export function registerOrgPeople(orgs: Command, output: () => Output): void {
         if ("refused" in outcome) {
           throw new CliError(outcome.refused === "member" ? `${person.email} is already a member of "${org.name}"` : `no organization "${ref}"`);
         }
-        printResult(output(), memberView(outcome.ok), `${person.email} added to "${org.name}" as ${outcome.ok.role}`);
+        printResult(output(), memberRecord(outcome.ok), `${person.email} added to "${org.name}" as ${outcome.ok.role}`);
       }),
     );
 
@@ -53,7 +53,7 @@ export function registerOrgPeople(orgs: Command, output: () => Output): void {
         const outcome = await store.changeMember(change);
         if ("refused" in outcome && outcome.refused === "not_found") throw await notAMember(store, org, person.email);
         const member = await asCli(async () => settled(outcome, NOT_A_MEMBER));
-        printResult(output(), memberView(member), `${member.email} is now ${member.role} of "${org.name}"`);
+        printResult(output(), memberRecord(member), `${member.email} is now ${member.role} of "${org.name}"`);
       }),
     );
 
@@ -68,7 +68,7 @@ export function registerOrgPeople(orgs: Command, output: () => Output): void {
         if ("refused" in outcome && outcome.refused === "not_found") throw await notAMember(store, org, person.email);
         const revoked = await asCli(async () => settled(outcome, NOT_A_MEMBER));
         // As DELETE /orgs/{id}/members/{userId} answers it.
-        printResult(output(), { success: true, revokedKeys: revoked.map((key) => keyListView(key, now)) },
+        printResult(output(), { success: true, revokedKeys: revoked.map((key) => keyRecord(key, now)) },
           `${person.email} removed from "${org.name}"; ${revoked.length} key(s) revoked`);
       }),
     );

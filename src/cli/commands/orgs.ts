@@ -1,12 +1,13 @@
 import type { Command } from "commander";
-import { grantView, parseGrant } from "../../core/admin/rules.ts";
-import { adminOrgView, membershipView, nameHolder, orgView, parseOrgName } from "../../core/orgs/requests.ts";
+import { parseGrant } from "../../core/admin/rules.ts";
+import { nameHolder, orgView, parseOrgName } from "../../core/orgs/requests.ts";
 import type { Store } from "../../core/ports.ts";
 import { withStore } from "../context.ts";
 import { CliError, exactUsd, printRecords, printResult, type Output } from "../output.ts";
 import { requireAccount } from "../args.ts";
 import { asCli, operator, requireOrg } from "./orgs-args.ts";
 import { registerOrgPeople } from "./orgs-people.ts";
+import { grantRecord, membershipRecord, orgRecord } from "../records.ts";
 
 /** A name for an organization: valid, and no other organization's (case aside). */
 async function freeName(store: Store, raw: string, self?: string): Promise<string> {
@@ -37,10 +38,10 @@ export function registerOrgs(program: Command, output: () => Output): void {
       withStore({}, async ({ store }) => {
         if (opts.email) {
           const person = await requireAccount(store, opts.email);
-          printRecords(output(), await store.listMemberships(person.id), membershipView, { id: (m) => m.org.id, name: (m) => m.org.name, role: (m) => m.role });
+          printRecords(output(), await store.listMemberships(person.id), membershipRecord, { id: (m) => m.org.id, name: (m) => m.org.name, role: (m) => m.role });
           return;
         }
-        printRecords(output(), await store.listOrgs(), adminOrgView, {
+        printRecords(output(), await store.listOrgs(), orgRecord, {
           id: (o) => o.id, name: (o) => o.name, members: (o) => o.members, "balance USD": (o) => exactUsd(o.balance),
         });
       }),
@@ -85,7 +86,7 @@ export function registerOrgs(program: Command, output: () => Output): void {
         }
         if ("refused" in outcome) throw new CliError(`no organization "${ref}" (see: gateway orgs list)`);
         // As an account's grant (POST /admin/accounts/{email}/credits), the organization named by id and name.
-        printResult(output(), { id: org.id, name: org.name, ...grantView(grant, outcome.ok.balance) },
+        printResult(output(), { id: org.id, name: org.name, ...grantRecord(grant, outcome.ok.balance) },
           `${grant.kind} of ${exactUsd(grant.amount)} USD to "${org.name}"; balance ${exactUsd(outcome.ok.balance)} USD`);
       });
     });

@@ -3,8 +3,8 @@ import { auditPage, parseAuditPage } from "../../core/accounts/audit.ts";
 import { freeCreditOffer } from "../../core/accounts/sign-in.ts";
 import { cliActor, withStore } from "../context.ts";
 import { CliError, exactUsd, printJson, printRecords, printResult, type Output } from "../output.ts";
-import { adminAccountView } from "../../core/admin/rules.ts";
 import { requireAccount } from "../args.ts";
+import { accountRecord } from "../records.ts";
 
 /** `users verify E` and `users audit E`: the operator's side of e-mail verification and the audit log. */
 export function registerAccountSecurity(users: Command, output: () => Output): void {
@@ -19,7 +19,7 @@ export function registerAccountSecurity(users: Command, output: () => Output): v
         const verified = await store.verifyAccount(account.id, { offer: (a) => freeCreditOffer(a, policy, now), now, by: `by ${cliActor()}` });
         if (!verified) throw new CliError(`no account with e-mail "${email}"`);
         const credits = verified.freeCreditsGranted ? `; free credits granted, balance ${exactUsd(verified.account.balance)} USD` : "";
-        printResult(output(), adminAccountView(verified.account), `${verified.account.email} verified${credits}`);
+        printResult(output(), accountRecord(verified.account), `${verified.account.email} verified${credits}`);
       }),
     );
 

@@ -5,12 +5,13 @@ import { hashPassword, parseNewEmail, parsePassword } from "../../core/accounts/
 import type { Account, AccountChange } from "../../core/store.ts";
 import type { AuditEventType, NewAuditEvent } from "../../core/accounts/audit.ts";
 import { NANOS_PER_USD, type Nanos } from "../../core/money.ts";
-import { adminAccountView, MAX_GRANT_USD } from "../../core/admin/rules.ts";
+import { MAX_GRANT_USD } from "../../core/admin/rules.ts";
 import { requireAccount, usdFlag } from "../args.ts";
 import { cliActor, withStore } from "../context.ts";
 import { readPassword } from "../password.ts";
 import { registerAccountSecurity } from "./users-security.ts";
 import { CliError, exactUsd, printRecords, printResult, type Output } from "../output.ts";
+import { accountRecord } from "../records.ts";
 
 /** The table `users list` prints; --json prints each account as the console's API lists it. */
 const USER_COLUMNS: Record<string, (a: Account) => string> = {
@@ -58,7 +59,7 @@ export function registerUsers(program: Command, output: () => Output): void {
         });
         // A look-alike of an account's e-mail (email-skeleton.ts) is taken as the e-mail itself is.
         if (!account) throw new CliError(`an account with e-mail "${email}" already exists`);
-        printResult(output(), adminAccountView(account), `created ${email} with ${exactUsd(account.balance)} USD`);
+        printResult(output(), accountRecord(account), `created ${email} with ${exactUsd(account.balance)} USD`);
       });
     });
 
@@ -67,7 +68,7 @@ export function registerUsers(program: Command, output: () => Output): void {
     .description("list every account, deleted and banned ones included")
     .action(async () =>
       withStore({}, async ({ store }) => {
-        printRecords(output(), await store.listAccounts(), adminAccountView, USER_COLUMNS);
+        printRecords(output(), await store.listAccounts(), accountRecord, USER_COLUMNS);
       }),
     );
 
@@ -81,7 +82,7 @@ export function registerUsers(program: Command, output: () => Output): void {
         const audit = { accountId: account.id, type, ip: null, detail: `by ${cliActor()}`, at: now };
         const updated = await store.updateAccountAudited(account.id, patch(account, now), audit);
         if (!updated) throw new CliError(`no account with e-mail "${email}"`);
-        printResult(output(), adminAccountView(updated), `${updated.email} ${verb}`);
+        printResult(output(), accountRecord(updated), `${updated.email} ${verb}`);
       });
 
   users.command("ban <email>").description("refuse the account's sign-ins and API requests (403)")

@@ -1,7 +1,7 @@
 import { accountState } from "../accounts/state.ts";
 import type { Model } from "../catalog.ts";
 import { AppError, MESSAGES } from "../errors.ts";
-import { formatUsd, NANOS_PER_USD, readUsd, type Nanos } from "../money.ts";
+import { apiUsd, formatUsd, NANOS_PER_USD, readUsd, type Nanos, type UsdFormat } from "../money.ts";
 import type { Account, ModelChange } from "../store.ts";
 
 // The operator console's rules: who may use it, and what its writes accept. The reads and
@@ -124,34 +124,35 @@ const iso = (ms: number | null): string | null => (ms === null ? null : new Date
  * A grant as `POST /admin/accounts/{email}/credits` answers it (and the CLI's grants print it):
  * the amount exact, as the ledger entry holds it, the balance at the API's places.
  */
-export const grantView = (grant: Grant, balance: Nanos) => ({
+export const grantView = (grant: Grant, balance: Nanos, usd: UsdFormat = apiUsd) => ({
   kind: grant.kind,
   amountUsd: formatUsd(grant.amount, 9),
   note: grant.note,
-  balanceUsd: formatUsd(balance, 6),
+  balanceUsd: usd(balance, 6),
 });
 
-/** An account as the console lists it. */
-export const adminAccountView = (account: Account) => ({
+/** An account as the console lists it, its amounts written by `usd`. */
+export const adminAccountViewIn = (usd: UsdFormat) => (account: Account) => ({
   email: account.email,
   state: accountState(account),
   admin: account.isAdmin,
-  balanceUsd: formatUsd(account.balance, 6),
+  balanceUsd: usd(account.balance, 6),
   // Below zero after a refund or a dispute took back credits already spent: every key is
   // refused with 402 until the account is topped up or granted credits.
   overdrawn: account.balance < 0n,
-  reservedUsd: formatUsd(account.reserved, 6),
+  reservedUsd: usd(account.reserved, 6),
   inflight: account.inflight,
   createdAt: iso(account.createdAt) as string,
   bannedAt: iso(account.bannedAt),
 });
+export const adminAccountView = adminAccountViewIn(apiUsd);
 
 /**
  * A catalog model as the console shows and edits it: every model, enabled or not, with its
  * prices to the nano-USD; `cachedInputPerMillionUsd` is what a cached prompt token is charged
  * (the input price where the model has no cached-input price).
  */
-export function catalogModelView(model: Model) {
+export const catalogModelViewIn = (usd: UsdFormat) => (model: Model) => {
   return {
     id: model.id,
     displayName: model.displayName,
@@ -159,11 +160,12 @@ export function catalogModelView(model: Model) {
     category: model.category,
     contextWindow: model.contextWindow,
     maxOutputTokens: model.maxOutputTokens,
-    inputPerMillionUsd: formatUsd(model.inputPerMTok, 4),
-    outputPerMillionUsd: formatUsd(model.outputPerMTok, 4),
-    cachedInputPerMillionUsd: formatUsd(model.cachedInputPerMTok ?? model.inputPerMTok, 4),
+    inputPerMillionUsd: usd(model.inputPerMTok, 4),
+    outputPerMillionUsd: usd(model.outputPerMTok, 4),
+    cachedInputPerMillionUsd: usd(model.cachedInputPerMTok ?? model.inputPerMTok, 4),
     useCaseHint: model.useCaseHint,
     speedBadge: model.speedBadge,
     enabled: model.enabled,
   };
-}
+};
+export const catalogModelView = catalogModelViewIn(apiUsd);

@@ -3,7 +3,7 @@ import type { AuditStore } from "../accounts/audit.ts";
 import { AppError, MESSAGES } from "../errors.ts";
 import { parseAllowedIps, parseAllowedModels } from "./allowlist.ts";
 import { generateKeySecret, hashKey, keyPrefix, keyStatus, MANAGEMENT_KEY_PREFIX } from "./secret.ts";
-import { formatUsd, NANOS_PER_USD, parseUsd, type Nanos } from "../money.ts";
+import { apiUsd, formatUsd, NANOS_PER_USD, parseUsd, type Nanos, type UsdFormat } from "../money.ts";
 import type { KeyKind } from "../entities.ts";
 import type { ApiKey, KeyChange, KeyManagementStore, KeyStore, ModelStore, NewKey } from "../store.ts";
 
@@ -150,10 +150,9 @@ export function parseKeyKind(body: Record<string, unknown>, fields: KeyFields): 
 }
 
 const iso = (ms: number | null): string | null => (ms === null ? null : new Date(ms).toISOString());
-const usdOrNull = (amount: Nanos | null, places: 2 | 6): string | null => (amount === null ? null : formatUsd(amount, places));
 
 /** A key as the list shows it: the spec's field names and formats, never the secret or its hash. */
-export const keyListView = (key: ApiKey, now: number) => ({
+export const keyListView = (key: ApiKey, now: number, usd: UsdFormat = apiUsd) => ({
   id: key.id,
   name: key.name,
   prefix: key.prefix,
@@ -161,11 +160,11 @@ export const keyListView = (key: ApiKey, now: number) => ({
   createdAt: new Date(key.createdAt).toISOString(),
   lastUsedAt: iso(key.lastUsedAt),
   expiresAt: iso(key.expiresAt),
-  creditLimitUsd: usdOrNull(key.creditLimit, 6),
-  rateLimitUsdPerHour: usdOrNull(key.usdPerHour, 2),
+  creditLimitUsd: key.creditLimit === null ? null : usd(key.creditLimit, 6),
+  rateLimitUsdPerHour: key.usdPerHour === null ? null : usd(key.usdPerHour, 2),
   rateLimitRequestsPerHour: key.requestsPerHour,
   total_requests: key.totalRequests,
-  total_spend_usd: formatUsd(key.totalSpend, 6),
+  total_spend_usd: usd(key.totalSpend, 6),
   ...restrictions(key, "allowedModels", "allowedIps"),
   // In an organization, the member who owns the key; organization keys have none.
   ...(key.ownerId === null ? {} : { ownerId: key.ownerId }),

@@ -2,7 +2,7 @@
 // names the field, and what the endpoints answer.
 import { AppError } from "../errors.ts";
 import { parseEmail } from "../accounts/sign-in.ts";
-import { formatUsd, readUsd, type Nanos } from "../money.ts";
+import { apiUsd, formatUsd, readUsd, type Nanos, type UsdFormat } from "../money.ts";
 import type { Invitation, Member, Membership, Organization } from "./store.ts";
 import { isRole, ROLES, type Role } from "./roles.ts";
 
@@ -57,23 +57,28 @@ const iso = (at: number) => new Date(at).toISOString();
 export const orgView = (org: Organization, role: Role) => ({ id: org.id, name: org.name, role, createdAt: iso(org.createdAt) });
 
 /** An organization as the console lists it (`GET /admin/orgs`): its members counted, its balance. */
-export const adminOrgView = (o: Organization & { members: number; balance: Nanos }) => ({
-  id: o.id, name: o.name, members: o.members, balanceUsd: formatUsd(o.balance, 6), createdAt: iso(o.createdAt),
+export const adminOrgViewIn = (usd: UsdFormat) => (o: Organization & { members: number; balance: Nanos }) => ({
+  id: o.id, name: o.name, members: o.members, balanceUsd: usd(o.balance, 6), createdAt: iso(o.createdAt),
 });
 
-export const membershipView = (m: Membership) => ({
+export const adminOrgView = adminOrgViewIn(apiUsd);
+
+export const membershipViewIn = (usd: UsdFormat) => (m: Membership) => ({
   ...orgView(m.org, m.role),
-  spendCapUsdPerDay: m.spendCapPerDay === null ? null : formatUsd(m.spendCapPerDay, 6),
+  spendCapUsdPerDay: m.spendCapPerDay === null ? null : usd(m.spendCapPerDay, 6),
 });
 
-export const memberView = (m: Member) => ({
+export const membershipView = membershipViewIn(apiUsd);
+
+export const memberViewIn = (usd: UsdFormat) => (m: Member) => ({
   userId: m.userId,
   email: m.email,
   role: m.role,
-  spendCapUsdPerDay: m.spendCapPerDay === null ? null : formatUsd(m.spendCapPerDay, 6),
-  spentTodayUsd: formatUsd(m.spentToday, 6),
+  spendCapUsdPerDay: m.spendCapPerDay === null ? null : usd(m.spendCapPerDay, 6),
+  spentTodayUsd: usd(m.spentToday, 6),
   joinedAt: iso(m.joinedAt),
 });
+export const memberView = memberViewIn(apiUsd);
 
 export const invitationView = (i: Invitation) => ({ id: i.id, email: i.email, role: i.role, expiresAt: iso(i.expiresAt), createdAt: iso(i.createdAt) });
 
