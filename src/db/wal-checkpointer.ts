@@ -4,6 +4,8 @@ import type { CheckpointerMessage, CheckpointerReport } from "./checkpoint-worke
 
 /** SQLite's own checkpoint threshold, put back on the serving connection if the checkpointer fails. */
 const AUTOCHECKPOINT_PAGES = 1000;
+/** The serving connection's threshold while the checkpointer runs: the WAL's bound under unbroken load. */
+export const BACKSTOP_PAGES = 10_000;
 
 // The thread's code: beside this file when run from source; in the compiled binary (where this
 // module is bundled into the entry point at the root of its file system) the build's second entry
@@ -21,16 +23,21 @@ export interface WalCheckpointer {
  * Moves WAL checkpoints off the serving thread. A checkpoint copies the WAL's pages into the
  * database file and fsyncs both; run by SQLite's automatic checkpoint, it happens inside the
  * commit that crosses 1,000 pages, and every request waiting on the event loop waits for it
- * (tens of milliseconds on a real disk). Here the serving connection never checkpoints
- * (`wal_autocheckpoint = 0`) and a Worker with a connection of its own runs a PASSIVE
- * checkpoint every `intervalMs`. Durability is unchanged: a commit is durable once its frames
- * are in the WAL, whoever copies them later.
+ * (tens of milliseconds on a real disk). Here a Worker with a connection of its own runs a
+ * PASSIVE checkpoint every `intervalMs`. Durability is unchanged: a commit is durable once its
+ * frames are in the WAL, whoever copies them later.
  *
- * Should the thread fail, the serving connection takes SQLite's automatic checkpoint back, so
- * that the WAL cannot grow without bound.
+ * Only a writer can start the WAL over from its beginning, and only when it finds every frame
+ * already copied. Between requests that happens by itself; under load without a pause, the
+ * serving thread's commits keep adding frames while the Worker copies, and the WAL would grow
+ * without end. So the serving connection keeps SQLite's automatic checkpoint at
+ * `BACKSTOP_PAGES`, ten times its default: by then the Worker has copied nearly everything, the
+ * commit that crosses it copies the rest (its fsyncs remain) and the WAL starts over.
+ *
+ * Should the thread fail, the serving connection takes SQLite's default back.
  */
 export function startWalCheckpointer(client: SqliteClient, path: string, intervalMs: number, onFailure: (reason: string) => void): WalCheckpointer {
-  client.exec("PRAGMA wal_autocheckpoint = 0");
+  client.exec(`PRAGMA wal_autocheckpoint = ${BACKSTOP_PAGES}`);
   // Bun's Worker has ref and unref; the DOM's type, which the dashboard's code brings in, does not.
   const worker = new Worker(WORKER_URL) as Worker & { ref(): void; unref(): void };
   // The thread must not keep a CLI or a test process alive on its own.

@@ -7,6 +7,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { openDatabase, type Database } from "../../src/db/database.ts";
 import { exec, first } from "../../src/db/sql.ts";
+import { BACKSTOP_PAGES } from "../../src/db/wal-checkpointer.ts";
 import { waitFor } from "../support/wait.ts";
 
 const dirs: string[] = [];
@@ -44,7 +45,7 @@ describe("the WAL checkpointer", () => {
     const path = join(dir, "gateway.db");
     const db = withCheckpointer(path);
     try {
-      expect(await db.run(first("PRAGMA wal_autocheckpoint"))).toEqual({ wal_autocheckpoint: 0n });
+      expect(await db.run(first("PRAGMA wal_autocheckpoint"))).toEqual({ wal_autocheckpoint: BigInt(BACKSTOP_PAGES) });
       await db.run(exec("CREATE TABLE notes (id INTEGER PRIMARY KEY, body TEXT NOT NULL)"));
       // 1,500 rows of 2 KB: more pages than SQLite's own checkpoint threshold (1,000).
       for (let batch = 0; batch < 15; batch++) {
