@@ -30,11 +30,11 @@ interface DatabaseOptions {
   preparedStatements?: boolean;
   observe?: DatabaseObserver;
   /**
-   * SQLite file: WAL checkpoints run on a thread of their own every `intervalMs`, never on the
-   * serving connection (`wal-checkpointer.ts`). For a long-running server; a short-lived CLI
-   * command keeps SQLite's automatic checkpoint.
+   * SQLite file: WAL checkpoints run on a thread of their own (`wal-checkpointer.ts`), at least
+   * every `maxIdleMs` while the WAL holds uncopied pages. For a long-running server; a
+   * short-lived CLI command keeps SQLite's automatic checkpoint.
    */
-  checkpoints?: { intervalMs: number; onFailure(reason: string): void };
+  checkpoints?: { maxIdleMs: number; onFailure(reason: string): void };
 }
 
 export function openDatabase(url: string, options: DatabaseOptions = {}): Database {
@@ -109,7 +109,7 @@ function openSqlite(path: string, checkpoints: DatabaseOptions["checkpoints"]): 
   const answer = (q: Query): Row[] => client.query(q.text).all(...(q.params as never[])) as Row[];
   const batches = groupCommit(client, answer);
   const checkpointer = checkpoints && path !== ":memory:"
-    ? startWalCheckpointer(client, path, checkpoints.intervalMs, checkpoints.onFailure)
+    ? startWalCheckpointer(client, path, checkpoints.maxIdleMs, checkpoints.onFailure)
     : undefined;
   return {
     dialect: "sqlite",

@@ -21,7 +21,7 @@ const scratch = () => {
 };
 const failures: string[] = [];
 const withCheckpointer = (path: string): Database =>
-  openDatabase(`sqlite:${path}`, { checkpoints: { intervalMs: 20, onFailure: (reason) => failures.push(reason) } });
+  openDatabase(`sqlite:${path}`, { checkpoints: { maxIdleMs: 20, onFailure: (reason) => failures.push(reason) } });
 
 /** Rows in the database file alone, as a copy without its WAL reads it; null while the copy is not whole. */
 function rowsInMainFile(path: string, dir: string): number | null {
@@ -67,7 +67,7 @@ describe("the WAL checkpointer", () => {
     const script = `
       import { openDatabase } from ${JSON.stringify(new URL("../../src/db/database.ts", import.meta.url).pathname)};
       import { exec } from ${JSON.stringify(new URL("../../src/db/sql.ts", import.meta.url).pathname)};
-      const db = openDatabase(${JSON.stringify(`sqlite:${path}`)}, { checkpoints: { intervalMs: 60000, onFailure() {} } });
+      const db = openDatabase(${JSON.stringify(`sqlite:${path}`)}, { checkpoints: { maxIdleMs: 60000, onFailure() {} } });
       await db.transaction(exec("INSERT INTO notes (body) VALUES ('charged')"));
       console.log("committed");
       setInterval(() => {}, 1000);

@@ -32,9 +32,9 @@ async function listenOrExplain(start: () => RunningServer, config: Config, db: D
   }
 }
 
-// How often the WAL is checkpointed beside the serving thread: also how long, at most, a power
-// loss can take back committed SQLite transactions (synchronous = NORMAL syncs at checkpoints).
-const WAL_CHECKPOINT_INTERVAL_MS = 1000;
+// How long, at most, SQLite commits wait for the checkpointer to sync them to disk, beside the
+// serving thread: what a power loss can take back (synchronous = NORMAL syncs at checkpoints).
+const WAL_SYNC_MAX_MS = 1000;
 
 export function registerServer(program: Command, output: () => Output): void {
   program
@@ -52,7 +52,7 @@ export function registerServer(program: Command, output: () => Output): void {
         observe: metrics.observeDatabase,
         preparedStatements: config.databasePreparedStatements,
         checkpoints: {
-          intervalMs: WAL_CHECKPOINT_INTERVAL_MS,
+          maxIdleMs: WAL_SYNC_MAX_MS,
           onFailure: (reason) => log.warn("the WAL checkpointer failed: requests run SQLite's own checkpoints again", { reason }),
         },
       });
