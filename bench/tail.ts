@@ -48,8 +48,8 @@ export function tailTargets(tails: Tails, dialects: string[]): string[] {
   const lines: string[] = [];
   const of = (dialect: string, mode: string, connections: number, server: TailServer) =>
     tails.get(`${dialect}|${mode}|${connections}|${server}`) ?? { p50: Number.NaN, p90: Number.NaN, p99: Number.NaN, cpu: Number.NaN };
-  const line = (what: string, value: number, limit: number, against: string) =>
-    `- ${what}: ${fmt(value, 3)} (target ≤ ${fmt(limit, 3)}, ${against}) — ${verdict(value, limit)}`;
+  const line = (what: string, value: number, limit: number, against: string, digits = 3) =>
+    `- ${what}: ${fmt(value, digits)} (target ≤ ${fmt(limit, digits)}, ${against}) — ${verdict(value, limit)}`;
   for (const dialect of dialects) {
     const name = dialect === "sqlite" ? "SQLite" : "Postgres";
     for (const mode of TAIL_MODES) {
@@ -63,7 +63,7 @@ export function tailTargets(tails: Tails, dialects: string[]): string[] {
         lines.push(line(`${label}, 1 in flight, added p99 ms`, lone.p99, loneFloor.p99 + 2, `the floor program's ${fmt(loneFloor.p99, 3)} + 2`));
       }
       lines.push(line(`${label}, 64 in flight, added p99 ms`, crowd.p99, 2 * crowdRelay.p99, `2 × the relay's ${fmt(crowdRelay.p99, 3)}`));
-      lines.push(line(`${label}, CPU µs per request at 1 in flight`, lone.cpu, 1.5 * crowd.cpu, `1.5 × ${fmt(crowd.cpu, 1)} at 64`));
+      lines.push(line(`${label}, CPU µs per request at 1 in flight`, lone.cpu, 1.5 * crowd.cpu, `1.5 × ${fmt(crowd.cpu, 1)} at 64`, 1));
     }
   }
   return lines;
