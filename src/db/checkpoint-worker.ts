@@ -38,6 +38,8 @@ function checkpoint(db: Database): void {
     const row = db.query("PRAGMA wal_checkpoint(PASSIVE)").get() as { busy: number; log: number; checkpointed: number };
     if (row.checkpointed > 0) report({ checkpointedFrames: Number(row.checkpointed) });
   } catch (error) {
+    // Once: the serving connection takes its own checkpoints back on the report.
+    clearInterval(timer);
     report({ failed: error instanceof Error ? error.message : String(error) });
   }
 }
