@@ -9,8 +9,11 @@ declare const self: Worker;
 
 /** What the serving thread sends: where the database is and how often to look at its WAL, or "stop". */
 export type CheckpointerMessage = { path: string; intervalMs: number; maxIdleMs: number; framesBehind: number } | "stop";
-/** What this thread answers: each checkpoint that copied pages, a failure, or that it has closed. */
-export type CheckpointerReport = { checkpointedFrames: number } | { failed: string } | "stopped";
+/**
+ * What this thread answers: a failure, or that it has closed. Nothing per checkpoint: every
+ * message wakes the serving thread's event loop.
+ */
+export type CheckpointerReport = { failed: string } | "stopped";
 
 let client: Database | undefined;
 let shm: number | undefined;
@@ -35,8 +38,7 @@ function framesBehind(index: number, header: Buffer): number {
 // PASSIVE copies what no reader still needs and never waits for, or blocks, a writer or a reader.
 function checkpoint(db: Database): void {
   try {
-    const row = db.query("PRAGMA wal_checkpoint(PASSIVE)").get() as { busy: number; log: number; checkpointed: number };
-    if (row.checkpointed > 0) report({ checkpointedFrames: Number(row.checkpointed) });
+    db.query("PRAGMA wal_checkpoint(PASSIVE)").get();
   } catch (error) {
     // Once: the serving connection takes its own checkpoints back on the report.
     clearInterval(timer);

@@ -65,7 +65,7 @@ export function startWalCheckpointer(client: SqliteClient, path: string, maxIdle
   worker.onmessage = (event: MessageEvent<CheckpointerReport>) => {
     const report = event.data;
     if (report === "stopped") stopped?.();
-    else if (typeof report === "object" && "failed" in report) fail(report.failed);
+    else fail(report.failed);
   };
   worker.onerror = (event) => fail(event.message);
   const send = (message: CheckpointerMessage) => worker.postMessage(message);
