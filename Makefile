@@ -42,7 +42,7 @@ dist/.commit: build-commit
 	@echo '$(BUILD_COMMIT)' | cmp -s - $@ || echo '$(BUILD_COMMIT)' > $@
 
 dist/gateway: node_modules/.installed $(GENERATED) $(SOURCES) dist/.commit
-	$(BUN) build --compile --minify --sourcemap --define 'BUILD_COMMIT="$(BUILD_COMMIT)"' src/main.ts --outfile dist/gateway
+	$(BUN) build --compile --minify --sourcemap --define 'BUILD_COMMIT="$(BUILD_COMMIT)"' src/main.ts src/db/checkpoint-worker.ts --outfile dist/gateway
 
 typecheck: install
 	node_modules/.bin/tsc --noEmit

@@ -56,7 +56,8 @@ const env = {
   DATABASE_URL: database.url, OPENAI_BASE_URL: `${upstream.url}/v1`, OPENAI_API_KEY: "bench", SWEEP_INTERVAL_MS: "30000",
   META_BASE_URL: `${upstream.url}/v1`, META_API_KEY: "bench",
 };
-const { keys, emails, keysFile } = await prepareAccounts(env, 100, binary);
+// Fewer accounts make a quicker set-up (two CLI runs each); c=64 needs at least 22 (3 in flight each).
+const { keys, emails, keysFile } = await prepareAccounts(env, Number(process.env.BENCH_ACCOUNTS ?? 100), binary);
 // As `make bench` does: Postgres on the load generator's core, so that the gateway's is its own.
 const postgresPinned = dialect === "postgres" && pinUser("postgres", "0");
 const gateway = await startServer([...gatewayCmd, "serve", "--port", "0"], env, 1);
@@ -90,7 +91,7 @@ try {
       const threadsBefore = threadMicros(server.pid);
       const result = await wrk(`${server.url}${pathOf(cellMode)}`, connections, seconds, 0, wrkEnv(cellMode, keys));
       const cpu = (cpuMicros(server.pid) - before) / result.requests;
-      console.log(`${name.padEnd(9)} ${dialect} ${mode} c=${connections}: ${result.rps.toFixed(0)} req/s, p50 ${result.p50.toFixed(3)} ms, ${cpu.toFixed(1)} µs CPU/req, ${result.failures} failed`);
+      console.log(`${name.padEnd(9)} ${dialect} ${mode} c=${connections}: ${result.rps.toFixed(0)} req/s, p50 ${result.p50.toFixed(3)} p90 ${result.p90.toFixed(3)} p99 ${result.p99.toFixed(3)} ms, ${cpu.toFixed(1)} µs CPU/req, ${result.failures} failed`);
       // A profile sees the JavaScript thread only: the split by thread shows the rest.
       const threads = threadsSpent(threadsBefore, threadMicros(server.pid)).map(([thread, micros]) => `${thread} ${(micros / result.requests).toFixed(1)}`);
       console.log(`${"".padEnd(9)} by thread, µs/req: ${threads.join(", ")}`);

@@ -4,14 +4,13 @@
 // bench/RESULTS.md, followed by a check that the ledger is exact after the load.
 import { writeFileSync } from "node:fs";
 import { cpus, totalmem } from "node:os";
-import { openDatabase } from "../src/db/database.ts";
-import { createStore } from "../src/db/store/index.ts";
-import { formatUsd, nanos } from "../src/core/money.ts";
+import { checkLedger } from "./ledger-check.ts";
 import { ensureWrk, measure, median, pinUser, rssKiB, startServer, timeToFirstByte, wrk, type Sample, type Server } from "./processes.ts";
 import { BINARY, chatBody, freshDatabase, pathOf, PG_SERVER, postgresReachable, prepareAccounts, turnTwoBodies, type Mode } from "./setup.ts";
 import { SLOW, slowStreams, type SlowResult } from "./slow-streams.ts";
 import type { SlowRelays } from "./targets.ts";
 import { targetLines } from "./targets.ts";
+import { collectTails, tailTable, tailTargets, TAIL_CONNECTIONS, type Tails } from "./tail.ts";
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 3);
 const RUNS = Number(process.env.BENCH_RUNS ?? 3);
@@ -41,7 +40,7 @@ const LOAD_CORE = 0;
 // floor = bench/ledger-relay.ts: a relay with the gateway's durable store calls and nothing else
 // (key, reservation, settlement and their commits), measured beside the gateway in FLOOR_CELLS.
 type Target = "direct" | "baseline" | "gateway" | "floor";
-const FLOOR_CELLS = new Set(["json|64", "stream|64"]);
+const FLOOR_CELLS = new Set(["json", "stream"].flatMap((mode) => TAIL_CONNECTIONS.map((connections) => `${mode}|${connections}`)));
 const targetsOf = (mode: Mode, connections: number): Target[] =>
   FLOOR_CELLS.has(`${mode}|${connections}`) ? ["direct", "baseline", "gateway", "floor"] : ["direct", "baseline", "gateway"];
 
@@ -64,31 +63,6 @@ async function floorP50(upstreamUrl: string, databaseUrl: string, keysFile: stri
   } finally {
     await floor.stop();
   }
-}
-
-/** After the load: every account's balance = its credits − the usage logs' costs = its ledger sum, nothing reserved. */
-async function checkLedger(databaseUrl: string, emails: string[]): Promise<{ ok: boolean; detail: string }> {
-  const db = openDatabase(databaseUrl);
-  const store = createStore(db);
-  let charged = 0n;
-  const problems: string[] = [];
-  for (const email of emails) {
-    const account = await store.findAccountByEmail(email);
-    const audit = account ? await store.auditAccount(account.id) : null;
-    if (!audit) {
-      problems.push(`${email}: missing`);
-      continue;
-    }
-    charged += audit.usageCost;
-    if (audit.balance !== audit.ledgerSum) problems.push(`${email}: balance ${audit.balance} ≠ ledger ${audit.ledgerSum}`);
-    if (audit.balance !== audit.credited - audit.usageCost) problems.push(`${email}: balance ≠ credits − usage costs`);
-    if (audit.openReservations !== 0 || audit.reserved !== 0n) problems.push(`${email}: ${audit.openReservations} reservations open`);
-  }
-  await db.close();
-  const detail = problems.length
-    ? problems.slice(0, 5).join("; ")
-    : `${emails.length} accounts: balance = credits − usage costs = ledger sum, none reserved; $${formatUsd(nanos(charged), 6)} charged in all`;
-  return { ok: problems.length === 0, detail };
 }
 
 /**
@@ -136,6 +110,7 @@ async function main(): Promise<void> {
   const rows: string[] = [];
   const checks: string[] = [];
   const summary: Record<string, Record<string, number>> = {};
+  const tails: Tails = new Map();
   let memory: { after10k: number; after100k: number } | null = null;
   let slow: SlowResult | null = null;
   let slowLedger: { ok: boolean; detail: string } | null = null;
@@ -199,6 +174,7 @@ async function main(): Promise<void> {
         await gateway.stop();
         await floor.stop();
       }
+      collectTails(tails, dialect, samples);
       const ledger = await checkLedger(database.url, emails);
       checks.push(`- ${dialect} ledger after the load: ${ledger.ok ? "exact" : "MISMATCH"} (${ledger.detail})`);
       if (dialect === "postgres") {
@@ -271,11 +247,19 @@ async function main(): Promise<void> {
     `- Machine: ${cpus().length} × ${cpus()[0]?.model ?? "unknown CPU"}, ${Math.round(totalmem() / 2 ** 30)} GiB; server under test pinned to core ${SERVER_CORE}, wrk, the fake upstream and (for its runs) PostgreSQL to core ${LOAD_CORE}`,
     `- Versions: bun ${Bun.version}, ${version(["wrk", "--version"]) ?? "wrk"}, gateway ${BINARY}`,
     `- Settings: ${RUNS} interleaved runs of ${SECONDS} s per cell (medians shown), ${ACCOUNTS} accounts rotated by wrk so none exceeds 3 requests in flight; request: gpt-4.1-nano, max_tokens 32; upstream: fixed completion / 20-chunk SSE with usage`,
-    "- direct = wrk → fake upstream; baseline = wrk → minimal Bun fetch proxy → upstream; gateway = wrk → `gateway serve` → upstream; floor (c=64 chat cells) = wrk → bench/ledger-relay.ts (a relay with the gateway's durable store calls: key, reservation, settlement, their commits; nothing else) → upstream. CPU is the server process's user+system time from /proc divided by requests served.",
+    "- direct = wrk → fake upstream; baseline = wrk → minimal Bun fetch proxy → upstream; gateway = wrk → `gateway serve` → upstream; floor (chat cells at 1 and 64 in flight) = wrk → bench/ledger-relay.ts (a relay with the gateway's durable store calls: key, reservation, settlement, their commits; nothing else) → upstream. CPU is the server process's user+system time from /proc divided by requests served.",
     "",
     "## Targets",
     "",
     ...targets,
+    "",
+    "## Added latency at 1 and 64 in flight",
+    "",
+    "Each server's latency minus direct-to-upstream latency at the same percentile (medians of the runs); floor = bench/ledger-relay.ts.",
+    "",
+    ...tailTable(tails),
+    "",
+    ...tailTargets(tails, dialects),
     "",
     "## Checks",
     "",

@@ -3,6 +3,7 @@ import { SQL } from "bun";
 import { mkdirSync } from "node:fs";
 import { dirname } from "node:path";
 import type { Dialect } from "./migration-files.ts";
+import { startWalCheckpointer } from "./wal-checkpointer.ts";
 import { driveAsync, driveSync, type Query, type Row, type Work } from "./sql.ts";
 
 export interface Database {
@@ -28,6 +29,12 @@ interface DatabaseOptions {
    */
   preparedStatements?: boolean;
   observe?: DatabaseObserver;
+  /**
+   * SQLite file: WAL checkpoints run on a thread of their own (`wal-checkpointer.ts`), at least
+   * every `maxIdleMs` while the WAL holds uncopied pages. For a long-running server; a
+   * short-lived CLI command keeps SQLite's automatic checkpoint.
+   */
+  checkpoints?: { maxIdleMs: number; onFailure(reason: string): void };
 }
 
 export function openDatabase(url: string, options: DatabaseOptions = {}): Database {
@@ -36,7 +43,7 @@ export function openDatabase(url: string, options: DatabaseOptions = {}): Databa
 }
 
 function openDialect(url: string, options: DatabaseOptions): Database {
-  if (url.startsWith("sqlite:")) return openSqlite(url.slice("sqlite:".length));
+  if (url.startsWith("sqlite:")) return openSqlite(url.slice("sqlite:".length), options.checkpoints);
   if (url.startsWith("postgres://") || url.startsWith("postgresql://")) return openPostgres(url, options);
   throw new Error(`DATABASE_URL must start with sqlite: or postgres:// (got "${url.split(":")[0]}:")`);
 }
@@ -78,21 +85,22 @@ function naming<T>(path: string, open: () => T): T {
   }
 }
 
-function openSqlite(path: string): Database {
+function openSqlite(path: string, checkpoints: DatabaseOptions["checkpoints"]): Database {
   if (path !== ":memory:") mkdirSync(dirname(path), { recursive: true });
   const client = naming(path, () => new SqliteClient(path, { create: true, safeIntegers: true, strict: true }));
   // WAL lets the CLI and readers work beside a running server; the busy timeout makes a
   // second process wait for the write lock instead of failing.
   naming(path, () => client.exec("PRAGMA journal_mode = WAL"));
   client.exec("PRAGMA busy_timeout = 5000");
+  // In WAL mode NORMAL syncs the WAL at checkpoints, not at each commit: a commit survives the
+  // process crashing (its frames are in the file); a power loss can take back the commits since
+  // the last checkpoint, at most one checkpointer interval under `serve` (docs/decisions.md).
   client.exec("PRAGMA synchronous = NORMAL");
   // Group commit runs each transaction in a savepoint, whose undo journal would otherwise be
   // a temporary file written on every first change to a page.
   client.exec("PRAGMA temp_store = MEMORY");
   // Every chat request appends to the ledger and the usage log: a page cache that holds their
-  // index pages (8 MB, not 2) re-reads fewer of them. The WAL keeps SQLite's checkpoint every
-  // 1,000 pages: larger ones saved no CPU that the benchmark could see, and each stalled the
-  // requests of its moment for longer (p99 at concurrency 1: 5 ms, 18 ms at 8,000 pages).
+  // index pages (8 MB, not 2) re-reads fewer of them.
   client.exec("PRAGMA cache_size = -8000");
   // Deleted and overwritten content is zeroed rather than left in free space: an account
   // e-mail's text, cleared once sent, carries a live verification or reset link.
@@ -100,12 +108,16 @@ function openSqlite(path: string): Database {
   // `query` caches the prepared statement per SQL text, so hot statements are compiled once.
   const answer = (q: Query): Row[] => client.query(q.text).all(...(q.params as never[])) as Row[];
   const batches = groupCommit(client, answer);
+  const checkpointer = checkpoints && path !== ":memory:"
+    ? startWalCheckpointer(client, path, checkpoints.maxIdleMs, checkpoints.onFailure)
+    : undefined;
   return {
     dialect: "sqlite",
     run: (work) => settle(() => driveSync(work, answer)),
     transaction: batches.transaction,
     close: async () => {
       batches.flush();
+      await checkpointer?.stop();
       client.close();
     },
   };

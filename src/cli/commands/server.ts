@@ -32,6 +32,10 @@ async function listenOrExplain(start: () => RunningServer, config: Config, db: D
   }
 }
 
+// How long, at most, SQLite commits wait for the checkpointer to sync them to disk, beside the
+// serving thread: what a power loss can take back (synchronous = NORMAL syncs at checkpoints).
+const WAL_SYNC_MAX_MS = 1000;
+
 export function registerServer(program: Command, output: () => Output): void {
   program
     .command("serve")
@@ -44,7 +48,14 @@ export function registerServer(program: Command, output: () => Output): void {
       const secrets = Object.values(config.providers).flatMap((p) => p.apiKeys);
       const log = createLogger({ level: config.logLevel, pretty: process.stderr.isTTY === true, secrets });
       const metrics = new Metrics();
-      const db = openDatabase(config.databaseUrl, { observe: metrics.observeDatabase, preparedStatements: config.databasePreparedStatements });
+      const db = openDatabase(config.databaseUrl, {
+        observe: metrics.observeDatabase,
+        preparedStatements: config.databasePreparedStatements,
+        checkpoints: {
+          maxIdleMs: WAL_SYNC_MAX_MS,
+          onFailure: (reason) => log.warn("the WAL checkpointer failed: requests run SQLite's own checkpoints again", { reason }),
+        },
+      });
       const applied = await migrate(db);
       if (applied.length > 0) log.info("applied migrations", { migrations: applied });
       const prepared = await secretsAtStart(db, deploymentKey(config));
