@@ -13,7 +13,7 @@ import { startFakeSmtp, type FakeSmtp } from "../support/fake-smtp.ts";
 import { providerEnv, startFakeUpstream, type FakeUpstream } from "../support/fake-upstream.ts";
 import { readJson } from "../support/http.ts";
 import { generate } from "../support/keys.ts";
-import { accountIdOf } from "../support/operator.ts";
+import { accountIdOf, signInOperator } from "../support/operator.ts";
 import { useGateway } from "../support/server.ts";
 import { signUpUser, type Browser } from "../support/session.ts";
 import { waitFor } from "../support/wait.ts";
@@ -224,5 +224,22 @@ describeEachDialect("automatic top-up", (dialect) => {
     expect(await failedOutbox(accountId)).toBe(1);
     await send(stripeEvent("payment_intent.succeeded", { ...intent, status: "succeeded", amount_received: 2500 }));
     expect(await balance(accountId)).toBe(usd("54"));
+  });
+
+  test("a top-up purchase is refunded by its pi_ id as a Checkout purchase is: through Stripe, the credits taken back on charge.refunded", async () => {
+    const { buyer, accountId, key } = await armed();
+    await spend(key, SIX_USD);
+    await waitFor(() => madeFor(accountId).length === 1, "the PaymentIntent");
+    const [intent] = madeFor(accountId);
+    await send(stripeEvent("payment_intent.succeeded", intent!));
+    expect(await balance(accountId)).toBe(usd("54"));
+    const operator = await signInOperator(gateway().url, gateway().store);
+    const res = await operator.send("POST", `/admin/purchases/${intent!.id}/refund`, {});
+    expect(res.status).toBe(200);
+    expect(fake.refunds.at(-1)!.form).toEqual({ payment_intent: intent!.id as string, amount: "2500" });
+    await send(stripeEvent("charge.refunded", fake.charge(intent!.id as string)));
+    expect(await balance(accountId)).toBe(usd("24"));
+    const { purchases } = await readJson(await buyer.send("GET", "/account/purchases"));
+    expect(purchases[0]).toMatchObject({ id: intent!.id, source: "auto_topup", status: "paid" });
   });
 });
