@@ -242,4 +242,23 @@ describeEachDialect("automatic top-up", (dialect) => {
     const { purchases } = await readJson(await buyer.send("GET", "/account/purchases"));
     expect(purchases[0]).toMatchObject({ id: intent!.id, source: "auto_topup", status: "paid" });
   });
+
+  test("the 402 of an account whose top-up is in flight says so after the spec's words and link", async () => {
+    const { accountId, key } = await armed();
+    const release = fake.intents.hold();
+    try {
+      await spend(key, { prompt_tokens: 0, completion_tokens: 3_750_000 });
+      await waitFor(() => madeFor(accountId).length === 1, "the PaymentIntent");
+      const refused = await postChat(gateway().url, key, hello("gpt-4.1"));
+      expect(refused.status).toBe(402);
+      const { message } = (await readJson(refused)).error;
+      expect(message).toStartWith("Insufficient credits: available balance $0.000000, estimated cost $");
+      expect(message).toContain("Top up at https://gw.example/dashboard/topup");
+      expect(message).toEndWith(". An automatic top-up is under way: its credits arrive once the payment succeeds");
+    } finally {
+      release();
+    }
+    await send(stripeEvent("payment_intent.succeeded", madeFor(accountId)[0]!));
+    expect((await postChat(gateway().url, key, hello("gpt-4.1"))).status).toBe(200);
+  });
 });
