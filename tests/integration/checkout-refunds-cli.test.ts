@@ -75,7 +75,7 @@ describeEachDialect("refunds through the CLI, on two gateway instances", (dialec
     const run = await cli("purchases", "list", "--email", buyer.email, "--json");
     expect(run.code).toBe(0);
     expect(JSON.parse(run.stdout)).toEqual([expect.objectContaining({
-      sessionId, paidUsd: "50.00", refundedUsd: "12.50", creditsTakenBackUsd: "15.000000000", disputedUsd: "37.50", dispute: "won",
+      id: sessionId, paidUsd: "50.00", refundedUsd: "12.50", creditsTakenBackUsd: "15.000000000", disputedUsd: "37.50", disputeStatus: "won",
     })]);
     const table = await cli("purchases", "list", "--email", buyer.email);
     expect(table.stdout).toMatch(/refunded USD │ dispute/);

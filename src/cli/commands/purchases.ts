@@ -1,52 +1,48 @@
 import type { Command } from "commander";
-import type { CheckoutRecord } from "../../core/checkout/sessions.ts";
-import { paidCents, refundPurchase } from "../../core/checkout/refunds.ts";
-import { formatUsd, nanos } from "../../core/money.ts";
-import { CREDIT_PACKS, isPackId } from "../../core/checkout/packs.ts";
+import { adminPurchaseView } from "../../core/admin/purchases.ts";
+import { isStripePurchase } from "../../core/checkout/purchases.ts";
+import { refundPurchase } from "../../core/checkout/refunds.ts";
+import type { Store } from "../../core/ports.ts";
 import { silentLogger } from "../../server/log.ts";
 import { stripeClient, stripeRefunds } from "../../server/payments/stripe.ts";
 import { withStore } from "../context.ts";
-import { exactUsd, printRecords, printResult, type Output } from "../output.ts";
+import { CliError, printRecords, printResult, type Output } from "../output.ts";
 import { requireAccount } from "../args.ts";
+import { requireOrg } from "./orgs-args.ts";
 
-const iso = (time: number | null) => (time === null ? null : new Date(time).toISOString());
-const usdOfCents = (cents: bigint) => formatUsd(nanos(cents * 10_000_000n), 2);
-
-const purchaseView = (c: CheckoutRecord) => ({
-  sessionId: c.id,
-  pack: c.packId,
-  priceUsd: isPackId(c.packId) ? CREDIT_PACKS[c.packId].priceUsd : null,
-  creditsUsd: exactUsd(c.credits),
-  status: c.status,
-  createdAt: iso(c.createdAt),
-  paidAt: iso(c.paidAt),
-  paidUsd: c.status === "paid" ? usdOfCents(paidCents(c)) : null,
-  refundedUsd: usdOfCents(c.refundedCents),
-  creditsTakenBackUsd: exactUsd(c.refundedCredits),
-  disputedUsd: c.disputedCents === null ? null : usdOfCents(c.disputedCents),
-  dispute: c.disputeStatus,
-});
+/**
+ * The account named by exactly one of `--email` (a person) or `--org` (an organization's id or
+ * name): purchases belong to either.
+ */
+async function purchaserOf(store: Store, opts: { email?: string; org?: string }): Promise<string> {
+  if ((opts.email === undefined) === (opts.org === undefined)) throw new CliError("give exactly one of --email and --org");
+  return opts.email !== undefined ? (await requireAccount(store, opts.email)).id : (await requireOrg(store, opts.org as string)).id;
+}
 
 function registerList(purchases: Command, output: () => Output): void {
   purchases
     .command("list")
-    .description("an account's paid purchases, newest first, with what was refunded or disputed (--all: its unpaid checkout sessions too)")
-    .requiredOption("--email <email>", "the account's e-mail")
-    .option("--all", "include checkout sessions that are open, expired or failed")
-    .action(async (opts: { email: string; all?: boolean }) =>
+    .description("an account's paid purchases (Checkout and automatic top-ups), newest first, with what was refunded or disputed (--all: unpaid ones too)")
+    .option("--email <email>", "the person's e-mail")
+    .option("--org <org>", "the organization's id or name")
+    .option("--all", "include purchases that are open, expired or failed")
+    .action(async (opts: { email?: string; org?: string; all?: boolean }) =>
       withStore({}, async ({ store }) => {
-        const account = await requireAccount(store, opts.email);
-        const rows = (await store.listCheckouts(account.id, { paidOnly: !opts.all })).map(purchaseView);
+        const accountId = await purchaserOf(store, opts);
+        // GET /account/purchases' rows (and the console's money columns), under the same names and types.
+        const rows = (await store.listCheckouts(accountId, { paidOnly: !opts.all })).filter(isStripePurchase).map(adminPurchaseView);
         printRecords(output(), rows, {
-          "checkout session": (p) => p.sessionId,
-          pack: (p) => p.pack,
+          purchase: (p) => p.id,
+          source: (p) => p.source,
+          pack: (p) => p.packId,
           "price USD": (p) => p.priceUsd ?? "",
           "credits USD": (p) => p.creditsUsd,
           status: (p) => p.status,
-          created: (p) => p.createdAt ?? "",
+          created: (p) => p.createdAt,
           paid: (p) => p.paidAt ?? "",
           "refunded USD": (p) => p.refundedUsd,
-          dispute: (p) => (p.dispute === null ? "" : `${p.dispute} (${p.disputedUsd} USD)`),
+          dispute: (p) => (p.disputeStatus === null ? "" : `${p.disputeStatus} (${p.disputedUsd} USD)`),
+          invoice: (p) => p.invoiceUrl ?? "",
         });
       }),
     );
@@ -56,7 +52,7 @@ function registerRefund(purchases: Command, output: () => Output): void {
   purchases
     .command("refund")
     .description("refund a purchase through Stripe, only while the credits it takes back are unspent; the balance moves when Stripe's event arrives")
-    .argument("<id>", "the purchase's checkout session (cs_…), as purchases list and GET /account/purchases show it")
+    .argument("<id>", "the purchase: a Checkout Session (cs_…) or an automatic top-up (pi_…), as purchases list and GET /account/purchases show it")
     .option("--usd <amount>", "the money to pay back, in USD (default: all of the payment not yet refunded)")
     .action(async (id: string, opts: { usd?: string }) =>
       withStore({}, async ({ config, store }) => {
@@ -71,7 +67,7 @@ function registerRefund(purchases: Command, output: () => Output): void {
 }
 
 export function registerPurchases(program: Command, output: () => Output): void {
-  const purchases = program.command("purchases").description("credit pack purchases made through Stripe Checkout, and their refunds");
+  const purchases = program.command("purchases").description("credit pack purchases (Stripe Checkout and automatic top-ups), and their refunds");
   registerList(purchases, output);
   registerRefund(purchases, output);
 }
