@@ -1,4 +1,4 @@
-import { AppError } from "../errors.ts";
+import { AppError, MESSAGES } from "../errors.ts";
 import { formatUsd, readUsd, type Nanos } from "../money.ts";
 import { CREDIT_PACKS, isPackId, type PackId } from "./packs.ts";
 
@@ -92,13 +92,14 @@ function positiveUsd(field: string, value: unknown, max: number): Nanos {
  */
 export function parseAutoTopup(body: Record<string, unknown>, prices: Record<PackId, string | undefined>): AutoTopupSettings {
   if (!isPackId(body.packId)) throw invalid("packId must be one of builder, pro, team, scale");
-  if (prices[body.packId] === undefined) throw new AppError("unavailable", "This pack is not yet configured. Please contact support.");
   const threshold = positiveUsd("thresholdUsd", body.thresholdUsd, THRESHOLD_MAX_USD);
   const monthlyMax = positiveUsd("monthlyMaxUsd", body.monthlyMaxUsd, MONTHLY_MAX_MAX_USD);
   const pack = CREDIT_PACKS[body.packId];
   if (monthlyMax < packPriceNanos(body.packId)) {
     throw invalid(`monthlyMaxUsd must be at least the ${pack.name} pack's price (${pack.priceUsd} USD)`);
   }
+  // As checkout answers for a pack without a Stripe price: the operator's to fix, not the caller's.
+  if (prices[body.packId] === undefined) throw new AppError("unavailable", MESSAGES.packNotConfigured);
   return { packId: body.packId, threshold, monthlyMax };
 }
 
