@@ -261,4 +261,23 @@ describeEachDialect("automatic top-up", (dialect) => {
     await send(stripeEvent("payment_intent.succeeded", madeFor(accountId)[0]!));
     expect((await postChat(gateway().url, key, hello("gpt-4.1"))).status).toBe(200);
   });
+
+  test("payment_intent.payment_failed delivered before Stripe's 402 reached the gateway: off, one mail between them", async () => {
+    const { buyer, accountId, key } = await armed();
+    fake.intents.behave("card_declined");
+    const release = fake.intents.hold();
+    try {
+      await spend(key, SIX_USD);
+      await waitFor(() => madeFor(accountId).length === 1, "the declined PaymentIntent");
+      await send(stripeEvent("payment_intent.payment_failed", madeFor(accountId)[0]!));
+      expect(await settings(buyer)).toMatchObject({ enabled: false, cardSaved: false });
+    } finally {
+      release();
+      fake.intents.behave("succeeded");
+    }
+    await waitFor(async () => (await readJson(await buyer.send("GET", "/account/audit"))).events
+      .filter((e: { type: string }) => e.type === "auto_topup_off").length === 1, "the refusal audited");
+    await waitFor(() => failedMails(buyer).length === 1, "the mail");
+    expect(await failedOutbox(accountId)).toBe(1);
+  });
 });
