@@ -42,6 +42,8 @@ export interface Config {
     webhookSecret: string | undefined;
     apiBase: string | undefined;
     prices: Record<PackId, string | undefined>;
+    /** STRIPE_INVOICES=on: Checkout collects billing details and tax IDs and Stripe issues an invoice. */
+    invoices: boolean;
   };
   purchaseCapacity: Nanos | null;
   freeCredits: Nanos;
@@ -214,6 +216,7 @@ export function loadConfig(env: Env = process.env, overrides: ConfigOverrides = 
       webhookSecret: read("STRIPE_WEBHOOK_SECRET"),
       apiBase: read("STRIPE_API_BASE") === undefined ? undefined : url("STRIPE_API_BASE", ""),
       prices,
+      invoices: oneOf("STRIPE_INVOICES", ["on", "off"], "off") === "on",
     },
     purchaseCapacity: usd("PURCHASE_CAPACITY_USD", null),
     freeCredits: usd("FREE_CREDITS_USD", "5") as Nanos,

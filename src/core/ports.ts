@@ -11,6 +11,8 @@ import type { SignInDeviceStore } from "./accounts/sign-in-devices.ts";
 import type { ModelSpendStore } from "./usage/model-spend.ts";
 import type { CheckoutEventStore } from "./checkout/events.ts";
 import type { ChargebackStore } from "./checkout/chargebacks.ts";
+import type { AutoTopupStore } from "./checkout/auto-topup.ts";
+import type { TopupEventStore } from "./checkout/topup-events.ts";
 import type { CheckoutStore, ReceiptStore } from "./checkout/sessions.ts";
 import type { DashboardStore } from "./usage/history.ts";
 import type { UsageExportStore } from "./usage/export.ts";
@@ -23,5 +25,5 @@ import type {
 
 export type Store = ModelStore & HealthStore & AccountStore & KeyStore & RateLimitStore & DashboardStore
   & UserStore & SessionStore & KeyManagementStore & UsageExportStore & BillingStore
-  & CheckoutStore & CheckoutEventStore & ChargebackStore & AlertStore & AuditStore & AccountSecurityStore & AdminAccountStore & AdminStatsStore
+  & CheckoutStore & CheckoutEventStore & ChargebackStore & AutoTopupStore & TopupEventStore & AlertStore & AuditStore & AccountSecurityStore & AdminAccountStore & AdminStatsStore
   & ModelSpendStore & ReceiptStore & ResponsesStore & WebhookStore & OrgStore & SignInDeviceStore;

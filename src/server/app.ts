@@ -28,6 +28,10 @@ import { webhookRoutes } from "./routes/webhooks.ts";
 import { drain } from "./shutdown.ts";
 import { processMemory, startMemoryLimit } from "./memory-limit.ts";
 import { startSweeper } from "./sweeper.ts";
+import { AutoTopupWatch, watchingCharges } from "./payments/auto-topup-watch.ts";
+import { stripeClient } from "./payments/stripe.ts";
+import { stripeOffSession } from "./payments/stripe-off-session.ts";
+import { autoTopupRoutes } from "./routes/account/auto-topup.ts";
 import { deploymentKey, sealWith } from "./secret-key.ts";
 
 /** The whole HTTP surface, mounted under `BASE_PATH`. `leases` holds the chat requests' open reservations. */
@@ -40,6 +44,10 @@ export function createApp(deps: AppDeps, leases = new LeaseKeeper(deps.store, de
   // Postgres instances cannot agree on a key one of them makes: without SECRET_KEY, nothing is sealed.
   if (!key) log.warn("no SECRET_KEY: translated models' reasoning is not sealed, so agents cannot send it back (DeepSeek's thinking mode then refuses tool loops)");
   const seal = sealWith(key);
+  const stripe = stripeClient(config.stripe);
+  const topups = new AutoTopupWatch({
+    store, log, now, dashboardUrl: config.dashboardUrl, provider: stripe === null ? null : stripeOffSession(stripe, log),
+  });
   return new Elysia({ prefix: config.basePath })
     .use(observabilityPlugin({ config, log, metrics }))
     .onError(({ code, error, request }) => {
@@ -55,11 +63,11 @@ export function createApp(deps: AppDeps, leases = new LeaseKeeper(deps.store, de
       if (code === "VALIDATION") return plainError(new AppError("invalid_request_error", "Invalid request body"));
       return plainError(asAppError(error, log, requestIdOf(request)));
     })
-    .use(chatRoutes({ ...deps, catalog, metrics, seal }, leases))
+    .use(chatRoutes({ ...deps, store: watchingCharges(store, topups), catalog, metrics, seal }, leases))
     .use(openAiModelRoutes(catalog, store, now))
     .use(publicRoutes(store, log, now, leases.unwritten))
     .use(estimatorRoutes({ ...deps, metrics }))
-    .use(webhookRoutes(deps))
+    .use(webhookRoutes(deps, topups))
     .use(authRoutes(deps))
     .use(accountRoutes(deps))
     .use(accountSecurityRoutes(deps))
@@ -69,6 +77,7 @@ export function createApp(deps: AppDeps, leases = new LeaseKeeper(deps.store, de
     .use(dashboardRoutes(deps))
     .use(keyRoutes(deps))
     .use(settingsRoutes(deps))
+    .use(autoTopupRoutes(deps, topups))
     .use(webhookSettingsRoutes(deps))
     .use(usageRoutes(deps))
     .use(checkoutRoutes(deps))

@@ -124,6 +124,7 @@ describeEachDialect("the checkout store", (dialect) => {
         id: sessionId, accountId: buyer.id, packId: "team", credits: usd("120"), status: "paid", createdAt: now,
         expiresAt: now + CHECKOUT_OPEN_MS, paidAt: now + 5, receiptUrl: null, paymentIntentId: null, amountPaidCents: null,
         refundedCents: 0n, refundedCredits: usd("0"), disputedCents: null, disputeStatus: null,
+        autoTopup: false, invoiceId: null, invoiceUrl: null,
       });
     });
 

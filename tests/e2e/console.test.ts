@@ -87,6 +87,9 @@ describeInBrowser("the operator console and the customer's pages, end to end", (
     await page.getByRole("link", { name: customer.email }).click();
     await page.getByRole("heading", { name: customer.email }).waitFor();
     await screenshot(page, "console-account");
+    // The purchase with the money paid, refunded and disputed.
+    expect(await page.getByRole("table", { name: /^Purchases, newest first/ }).locator("tbody tr").first().locator("td").allTextContents())
+      .toEqual([expect.any(String), expect.stringMatching(/^Builder\s*cs_/), "$30.00", "$25.00", "$0.00", "—", "paid"]);
 
     await page.getByLabel("Amount (USD)").fill("2.000000001");
     await page.getByLabel("Note").fill("sorry for the outage");

@@ -296,6 +296,7 @@ describeEachDialect("fuzzing a running gateway", (dialect) => {
     ["DELETE", "/keys/:id/revoke"], ["DELETE", "/keys/:id"], ["PATCH", "/settings/alert-threshold"],
     ["PATCH", "/settings/spend-safety-limit"], ["GET", "/settings/webhook"], ["PUT", "/settings/webhook"], ["DELETE", "/settings/webhook"],
     ["GET", "/usage/export"], ["POST", "/checkout"], ["POST", "/webhooks/stripe"],
+    ["GET", "/settings/auto-topup"], ["PUT", "/settings/auto-topup"], ["DELETE", "/settings/auto-topup"], ["PUT", "/settings/auto-topup?org=:org"],
     ["GET", "/models"], ["GET", "/v1/models"], ["GET", "/v1/models/:id"], ["GET", "/health"], ["GET", "/dashboard"], ["GET", "/dashboard/keys"], ["GET", "/dashboard/signin"],
     // Accounts: verification, recovery, sessions, two-factor sign-in and the audit log.
     ["POST", "/auth/verify"], ["POST", "/auth/verify/resend"], ["POST", "/auth/password/forgot"], ["POST", "/auth/password/reset"],
@@ -360,8 +361,8 @@ describeEachDialect("fuzzing a running gateway", (dialect) => {
           redirect: "manual",
         });
         const text = await answerText(res, secrets);
-        // The one 5xx the spec gives an account endpoint: a pack without a Stripe price.
-        if (path === "/checkout" && res.status === 503) expect(JSON.parse(text)).toEqual({ error: MESSAGES.packNotConfigured });
+        // The one 5xx the spec gives an account endpoint: a pack without a Stripe price (bought, or chosen for automatic top-up).
+        if ((path === "/checkout" || path.startsWith("/settings/auto-topup")) && res.status === 503) expect(JSON.parse(text)).toEqual({ error: MESSAGES.packNotConfigured });
         else expect(res.status).toBeLessThan(500);
       }),
       { numRuns: 1_500 },

@@ -209,12 +209,25 @@ describeEachDialect("organizations", (dialect) => {
       for (const [method, path] of [
         ["GET", `/account/purchases?org=${orgId}`], ["GET", `/account/audit?org=${orgId}`], ["GET", `/settings/webhook?org=${orgId}`],
         ["PATCH", `/settings/alert-threshold?org=${orgId}`], ["GET", `/orgs/${orgId}/invitations`], ["POST", `/checkout?org=${orgId}`],
+        ["GET", `/settings/auto-topup?org=${orgId}`], ["PUT", `/settings/auto-topup?org=${orgId}`], ["DELETE", `/settings/auto-topup?org=${orgId}`],
       ] as const) {
         expect({ path, status: (await member.send(method, path, method === "GET" ? undefined : {})).status }).toEqual({ path, status: 403 });
       }
       expect(await readJson(await member.send("PATCH", `/orgs/${orgId}/members/${await userId(member)}`, { spendCapUsdPerDay: null }))).toEqual({ error: "Forbidden" });
       expect((await admin.send("PATCH", `/orgs/${orgId}/members/${await userId(owner)}`, { role: "member" })).status).toBe(403);
       expect((await admin.send("PATCH", `/orgs/${orgId}/members/${await userId(admin)}`, { spendCapUsdPerDay: 100 })).status).toBe(403);
+    });
+
+    test("an admin sets the organization's automatic top-up, apart from its own", async () => {
+      const settings = { packId: "team", thresholdUsd: "20", monthlyMaxUsd: "300" };
+      const put = await admin.send("PUT", `/settings/auto-topup?org=${orgId}`, settings);
+      expect({ status: put.status, body: await readJson(put) }).toMatchObject({ status: 200, body: { enabled: true, packId: "team", thresholdUsd: "20.00" } });
+      expect(await readJson(await owner.send("GET", `/settings/auto-topup?org=${orgId}`))).toMatchObject({ enabled: true, packId: "team" });
+      expect(await readJson(await admin.send("GET", "/settings/auto-topup"))).toMatchObject({ enabled: false, packId: null });
+      // The organization's next Checkout saves the card.
+      expect((await owner.send("POST", `/checkout?org=${orgId}`, { packId: "builder" })).status).toBe(200);
+      expect(stripe.received.at(-1)!.form).toMatchObject({ "payment_intent_data[setup_future_usage]": "off_session", "metadata[accountId]": orgId });
+      expect((await owner.send("DELETE", `/settings/auto-topup?org=${orgId}`)).status).toBe(200);
     });
 
     test("the last owner cannot leave or be demoted", async () => {

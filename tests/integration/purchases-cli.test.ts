@@ -5,18 +5,21 @@ import { deliver, paidSession, startFakeStripe, stripeEnv, stripeEvent, type Fak
 import { readJson } from "../support/http.ts";
 import { expectRecords, PURCHASE } from "../support/api-records.ts";
 import { signUpUser, type Browser } from "../support/session.ts";
+import { waitFor } from "../support/wait.ts";
 
-/** A row of `purchases list --json`: a purchase as the console's API gives it (`adminPurchaseView`). */
+/** A row of `purchases list --json`: GET /account/purchases' fields, and the console's money columns. */
 interface Listed {
   id: string;
+  createdAt: string;
   packId: string;
   packName: string;
   priceUsd: string | null;
   creditsUsd: string;
   status: string;
-  createdAt: string;
   paidAt: string | null;
   receiptUrl: string | null;
+  invoiceUrl: string | null;
+  source: string;
   paidUsd: string | null;
   refundedUsd: string;
   creditsTakenBackUsd: string;
@@ -49,6 +52,9 @@ describeEachDialect("gateway purchases list, after buying through the compiled s
       const session = fake.sessions.get(sessions[packId]!)!;
       expect((await deliver(server.url, stripeEvent("checkout.session.completed", paidSession(session)))).status).toBe(200);
     }
+    // The receipts are looked up after the webhook answers: listed once they are in.
+    await waitFor(async () => (await readJson(await buyer.send("GET", "/account/purchases"))).purchases
+      .filter((p: { receiptUrl: string | null }) => p.receiptUrl !== null).length === 2, "the receipts");
   });
   afterAll(async () => {
     await server?.stop();
@@ -60,21 +66,25 @@ describeEachDialect("gateway purchases list, after buying through the compiled s
   // newest-first with distinct times), so these compare sorted by pack.
   const byPack = (stdout: string): Listed[] => (JSON.parse(stdout) as Listed[]).sort((a, b) => a.packId.localeCompare(b.packId));
 
-  test("--json lists the paid purchases", async () => {
+  test("--json lists the paid purchases with GET /account/purchases' field names and types", async () => {
     const run = await cli("purchases", "list", "--email", buyer.email, "--json");
     expect(run.stderr).toBe("");
     expect(run.code).toBe(0);
     const paid = {
-      status: "paid", createdAt: expect.stringMatching(ISO), paidAt: expect.stringMatching(ISO),
-      refundedUsd: "0.00", creditsTakenBackUsd: "0.000000000", disputedUsd: null, disputeStatus: null, packName: expect.any(String),
+      status: "paid", createdAt: expect.stringMatching(ISO), paidAt: expect.stringMatching(ISO), receiptUrl: expect.any(String),
+      invoiceUrl: null, source: "checkout", refundedUsd: "0.00", creditsTakenBackUsd: "0.000000000", disputedUsd: null, disputeStatus: null,
     };
-    const rows = byPack(run.stdout);
-    expectRecords(PURCHASE, rows, "purchases list");
-    expect(rows.map(({ receiptUrl: _receipt, ...row }) => row)).toEqual([
-      { id: sessions.pro!, packId: "pro", priceUsd: "50", creditsUsd: "60.00", paidUsd: "50.00", ...paid },
-      { id: sessions.team!, packId: "team", priceUsd: "100", creditsUsd: "120.00", paidUsd: "100.00", ...paid },
+    const listed = byPack(run.stdout);
+    expectRecords(PURCHASE, listed, "purchases list");
+    expect(listed).toEqual([
+      { id: sessions.pro!, packId: "pro", packName: "Pro", priceUsd: "50", creditsUsd: "60.00", paidUsd: "50.00", ...paid },
+      { id: sessions.team!, packId: "team", packName: "Team", priceUsd: "100", creditsUsd: "120.00", paidUsd: "100.00", ...paid },
     ]);
-    for (const row of rows) expect(row.receiptUrl === null || typeof row.receiptUrl === "string").toBe(true);
+    const api = (await readJson(await buyer.send("GET", "/account/purchases"))).purchases as Record<string, unknown>[];
+    for (const row of listed) {
+      const same = api.find((p) => p.id === row.id)!;
+      expect(Object.fromEntries(Object.keys(same).map((k) => [k, row[k as keyof Listed] as unknown]))).toEqual(same);
+    }
   });
 
   test("--all adds the checkout sessions not paid", async () => {
@@ -90,8 +100,8 @@ describeEachDialect("gateway purchases list, after buying through the compiled s
     const run = await cli("purchases", "list", "--email", buyer.email.toUpperCase());
     expect(run.code).toBe(0);
     const lines = run.stdout.trim().split("\n");
-    expect(lines[1]).toMatch(/checkout session\s+│ pack\s+│ price USD │ credits USD\s+│ status │ created\s+│ paid/);
-    expect(lines.filter((l) => l.includes(sessions.team!))).toEqual([expect.stringMatching(/│ team\s+│ 100\s+│ 120\.000000000\s+│ paid/)]);
+    expect(lines[1]).toMatch(/purchase\s+│ source\s+│ pack\s+│ price USD │ credits USD │ status │ created\s+│ paid/);
+    expect(lines.filter((l) => l.includes(sessions.team!))).toEqual([expect.stringMatching(/│ checkout │ team\s+│ 100\s+│ 120\.00\s+│ paid/)]);
     expect(lines.filter((l) => l.includes(sessions.pro!))).toHaveLength(1);
     expect(run.stdout).not.toContain(sessions.builder!);
   });
@@ -99,6 +109,17 @@ describeEachDialect("gateway purchases list, after buying through the compiled s
   test("the balance is exactly the two packs' credits", async () => {
     const account = await readJson(await buyer.send("GET", "/account"));
     expect(account.balanceUsd).toBe("180.000000");
+  });
+
+  test("--org lists an organization's purchases; neither or both of --email and --org is an error", async () => {
+    const made = await cli("orgs", "create", "--email", buyer.email, "--name", `Buyers ${process.pid}`, "--json");
+    const org = JSON.parse(made.stdout);
+    const run = await cli("purchases", "list", "--org", org.id, "--json");
+    expect({ code: run.code, rows: JSON.parse(run.stdout) }).toEqual({ code: 0, rows: [] });
+    for (const args of [[], ["--email", buyer.email, "--org", org.id]]) {
+      const wrong = await cli("purchases", "list", ...args);
+      expect({ code: wrong.code, stderr: wrong.stderr.trim() }).toEqual({ code: 1, stderr: "error: give exactly one of --email and --org" });
+    }
   });
 
   test("an unknown e-mail is an error on stderr, exit 1", async () => {

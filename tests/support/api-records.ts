@@ -68,7 +68,7 @@ export const AUDIT_PAGE = strict({
 /** `GET /admin/accounts/{email}`' purchases (adminPurchaseView); purchases list. */
 export const PURCHASE = strict({
   id: T.String(), createdAt: ISO, packId: T.String(), packName: T.String(), priceUsd: nullable(T.String()), creditsUsd: usd(2),
-  status: T.String(), paidAt: nullable(ISO), receiptUrl: nullable(T.String()), paidUsd: nullable(usd(2)), refundedUsd: usd(2),
+  status: T.String(), paidAt: nullable(ISO), receiptUrl: nullable(T.String()), invoiceUrl: nullable(T.String()), source: T.String(), paidUsd: nullable(usd(2)), refundedUsd: usd(2),
   creditsTakenBackUsd: usd(9), disputedUsd: nullable(usd(2)), disputeStatus: nullable(T.String()),
 });
 

@@ -1,7 +1,10 @@
-// A fake Stripe API on loopback: POST /v1/checkout/sessions and POST /v1/refunds in Stripe's
-// wire format (a form-encoded request, a JSON object answer), recording what it received; and
-// webhook deliveries signed the way Stripe signs them, of checkout, refund and dispute events.
+// A fake Stripe API on loopback: POST /v1/checkout/sessions, POST /v1/refunds and POST
+// /v1/payment_intents (fake-stripe-intents.ts) in Stripe's wire format (a form-encoded request,
+// a JSON object answer), recording what it received; GET of a payment intent (its latest charge:
+// receipt and card) and of an invoice; and webhook deliveries signed the way Stripe signs them,
+// of checkout, payment intent, refund and dispute events.
 import Stripe from "stripe";
+import { fakeIntents } from "./fake-stripe-intents.ts";
 
 export interface ReceivedSession {
   /** The form fields as sent, e.g. `line_items[0][price]`. */
@@ -20,6 +23,8 @@ export interface FakeStripe {
   refunds: ReceivedSession[];
   /** The charge of a paid session's payment intent as Stripe reports it now: `amount_refunded` grows with each refund. */
   charge(paymentIntent: string): Record<string, unknown>;
+  /** Off-session PaymentIntents: what was asked, what was made, and how the next are answered. */
+  intents: ReturnType<typeof fakeIntents>;
   /** Until called again with null, answer session requests with this Stripe error. */
   failWith(failure: { status: number; message: string } | null): void;
   stop(): Promise<void>;
@@ -33,10 +38,12 @@ export function startFakeStripe(): FakeStripe {
   const refunds: ReceivedSession[] = [];
   const refundedCents = new Map<string, number>();
   const refundsByKey = new Map<string, Record<string, unknown>>();
+  const intents = fakeIntents();
   const charge = (intent: string) => {
     const session = [...sessions.values()].find((s) => paidSession(s).payment_intent === intent);
-    if (!session) throw new Error(`no session paid by ${intent}`);
-    return chargeOf(intent, session.amount_total as number, refundedCents.get(intent) ?? 0);
+    const amount = session?.amount_total ?? intents.intents.get(intent)?.amount_received;
+    if (typeof amount !== "number") throw new Error(`no session or payment intent paid by ${intent}`);
+    return chargeOf(intent, amount, refundedCents.get(intent) ?? 0);
   };
   /**
    * `POST /v1/refunds` (https://docs.stripe.com/api/refunds/create): refunds `amount` cents of
@@ -66,9 +73,22 @@ export function startFakeStripe(): FakeStripe {
     async fetch(request) {
       const url = new URL(request.url);
       const intent = /^\/v1\/payment_intents\/(pi_\w+)$/.exec(url.pathname)?.[1];
-      // A paid session's payment, with the receipt on its latest charge (asked for with expand[]=latest_charge).
+      // A paid payment, with the receipt and the card on its latest charge (asked for with
+      // expand[]=latest_charge; https://docs.stripe.com/api/charges/object).
       if (request.method === "GET" && intent) {
-        return Response.json({ id: intent, object: "payment_intent", latest_charge: { id: `ch_${intent.slice(3)}`, object: "charge", receipt_url: receiptFor(intent) } });
+        const latestCharge = {
+          id: `ch_${intent.slice(3)}`, object: "charge", receipt_url: receiptFor(intent), payment_method: paymentMethodFor(intent),
+          payment_method_details: { type: "card", card: { brand: "visa", last4: "4242", exp_month: 12, exp_year: 2030 } },
+        };
+        return Response.json({ ...intents.intents.get(intent), id: intent, object: "payment_intent", latest_charge: latestCharge });
+      }
+      const invoice = /^\/v1\/invoices\/(in_\w+)$/.exec(url.pathname)?.[1];
+      // The invoice Checkout issued (https://docs.stripe.com/api/invoices/object#invoice_object-hosted_invoice_url).
+      if (request.method === "GET" && invoice) {
+        return Response.json({ id: invoice, object: "invoice", status: "paid", hosted_invoice_url: invoiceUrlFor(invoice) });
+      }
+      if (request.method === "POST" && url.pathname === "/v1/payment_intents") {
+        return intents.create(Object.fromEntries(new URLSearchParams(await request.text())), request.headers.get("idempotency-key"));
       }
       if (request.method === "POST" && url.pathname === "/v1/refunds") {
         const form = Object.fromEntries(new URLSearchParams(await request.text()));
@@ -98,7 +118,13 @@ export function startFakeStripe(): FakeStripe {
         client_reference_id: form.client_reference_id ?? null,
         amount_total: PRICE_CENTS[form["line_items[0][price]"] ?? ""] ?? null,
         currency: "usd",
-        metadata: { accountId: form["metadata[accountId]"], packId: form["metadata[packId]"] },
+        metadata: Object.fromEntries(Object.entries(form).flatMap(([k, v]) => (/^metadata\[(\w+)\]$/.test(k) ? [[k.slice(9, -1), v]] : []))),
+        // https://docs.stripe.com/api/checkout/sessions/object: the customer given, or made at
+        // completion with customer_creation=always; an invoice once paid with invoice_creation.
+        customer: form.customer ?? null,
+        customer_creation: form.customer_creation ?? null,
+        invoice_creation: { enabled: form["invoice_creation[enabled]"] === "true" },
+        invoice: null,
         success_url: form.success_url,
         cancel_url: form.cancel_url,
         created,
@@ -118,6 +144,7 @@ export function startFakeStripe(): FakeStripe {
     received,
     sessions,
     refunds,
+    intents,
     charge,
     failWith: (next) => {
       failure = next;
@@ -158,10 +185,20 @@ export const stripeEvent = (type: string, object: Record<string, unknown>, id = 
 /** The receipt link the fake gives for a payment intent. */
 export const receiptFor = (intent: string) => `https://pay.stripe.test/receipts/${intent}`;
 
-/** A session as Stripe reports it once the buyer has paid, with its payment intent. */
-export const paidSession = (session: Record<string, unknown>) => ({
-  ...session, status: "complete", payment_status: "paid", payment_intent: `pi_${String(session.id).slice(8)}`,
-});
+/** The card a payment intent's charge was paid with, and its hosted invoice page. */
+export const paymentMethodFor = (intent: string) => `pm_${intent.slice(3)}`;
+export const invoiceUrlFor = (invoice: string) => `https://invoice.stripe.test/i/${invoice}`;
+
+/**
+ * A session as Stripe reports it once the buyer has paid: its payment intent, its customer (the
+ * one given, or one made for customer_creation=always) and, with invoice_creation, its invoice.
+ */
+export const paidSession = (session: Record<string, unknown>) => {
+  const suffix = String(session.id).slice(8);
+  const customer = session.customer ?? (session.customer_creation === "always" ? `cus_${suffix}` : null);
+  const invoice = (session.invoice_creation as { enabled?: boolean } | undefined)?.enabled ? `in_${suffix}` : null;
+  return { ...session, status: "complete", payment_status: "paid", payment_intent: `pi_${suffix}`, customer, invoice };
+};
 
 /** Delivers `event` to the gateway's webhook with a real Stripe-Signature over the exact body. */
 export async function deliver(

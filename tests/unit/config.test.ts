@@ -9,6 +9,13 @@ test("DATABASE_PREPARED_STATEMENTS is on or off, on by default", () => {
     .toThrow(new ConfigError('DATABASE_PREPARED_STATEMENTS must be one of on, off (got "no")'));
 });
 
+test("STRIPE_INVOICES is on or off, off by default; anything else stops the start", () => {
+  expect(loadConfig({}).stripe.invoices).toBe(false);
+  expect(loadConfig({ STRIPE_INVOICES: "on" }).stripe.invoices).toBe(true);
+  expect(loadConfig({ STRIPE_INVOICES: "Off" }).stripe.invoices).toBe(false);
+  expect(() => loadConfig({ STRIPE_INVOICES: "yes" })).toThrow(new ConfigError('STRIPE_INVOICES must be one of on, off (got "yes")'));
+});
+
 test("webhook settings: private addresses off and a 10 s receiver timeout by default", () => {
   expect(loadConfig({})).toMatchObject({ webhookAllowPrivate: false, webhookTimeoutMs: 10_000 });
   expect(loadConfig({ WEBHOOK_ALLOW_PRIVATE: "1", WEBHOOK_TIMEOUT_MS: "500" })).toMatchObject({ webhookAllowPrivate: true, webhookTimeoutMs: 500 });

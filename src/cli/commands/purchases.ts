@@ -1,16 +1,23 @@
 import type { Command } from "commander";
 import type { CheckoutRecord } from "../../core/checkout/sessions.ts";
-import { refundPurchase } from "../../core/checkout/refunds.ts";
 import { adminPurchaseView, refundView } from "../../core/admin/purchases.ts";
+import { isStripePurchase } from "../../core/checkout/purchases.ts";
+import { refundPurchase } from "../../core/checkout/refunds.ts";
+import type { Store } from "../../core/ports.ts";
 import { silentLogger } from "../../server/log.ts";
 import { stripeClient, stripeRefunds } from "../../server/payments/stripe.ts";
 import { withStore } from "../context.ts";
-import { exactUsd, printRecords, printResult, type Output } from "../output.ts";
+import { CliError, exactUsd, printRecords, printResult, type Output } from "../output.ts";
 import { requireAccount } from "../args.ts";
+import { requireOrg } from "./orgs-args.ts";
 
-/** The table `purchases list` prints, credits exact; --json prints each purchase as the console's API does. */
+/**
+ * The table `purchases list` prints, credits exact; --json prints each purchase as the console's
+ * API does (GET /account/purchases' fields and the console's money columns).
+ */
 const PURCHASE_COLUMNS: Record<string, (c: CheckoutRecord) => string | number> = {
-  "checkout session": (c) => c.id,
+  purchase: (c) => c.id,
+  source: (c) => adminPurchaseView(c).source,
   pack: (c) => c.packId,
   "price USD": (c) => adminPurchaseView(c).priceUsd ?? "",
   "credits USD": (c) => exactUsd(c.credits),
@@ -19,18 +26,30 @@ const PURCHASE_COLUMNS: Record<string, (c: CheckoutRecord) => string | number> =
   paid: (c) => adminPurchaseView(c).paidAt ?? "",
   "refunded USD": (c) => adminPurchaseView(c).refundedUsd,
   dispute: (c) => (c.disputeStatus === null ? "" : `${c.disputeStatus} (${adminPurchaseView(c).disputedUsd} USD)`),
+  invoice: (c) => adminPurchaseView(c).invoiceUrl ?? "",
 };
+
+/**
+ * The account named by exactly one of `--email` (a person) or `--org` (an organization's id or
+ * name): purchases belong to either.
+ */
+async function purchaserOf(store: Store, opts: { email?: string; org?: string }): Promise<string> {
+  if ((opts.email === undefined) === (opts.org === undefined)) throw new CliError("give exactly one of --email and --org");
+  return opts.email !== undefined ? (await requireAccount(store, opts.email)).id : (await requireOrg(store, opts.org as string)).id;
+}
 
 function registerList(purchases: Command, output: () => Output): void {
   purchases
     .command("list")
-    .description("an account's paid purchases, newest first, with what was refunded or disputed (--all: its unpaid checkout sessions too)")
-    .requiredOption("--email <email>", "the account's e-mail")
-    .option("--all", "include checkout sessions that are open, expired or failed")
-    .action(async (opts: { email: string; all?: boolean }) =>
+    .description("an account's paid purchases (Checkout and automatic top-ups), newest first, with what was refunded or disputed (--all: unpaid ones too)")
+    .option("--email <email>", "the person's e-mail")
+    .option("--org <org>", "the organization's id or name")
+    .option("--all", "include purchases that are open, expired or failed")
+    .action(async (opts: { email?: string; org?: string; all?: boolean }) =>
       withStore({}, async ({ store }) => {
-        const account = await requireAccount(store, opts.email);
-        printRecords(output(), await store.listCheckouts(account.id, { paidOnly: !opts.all }), adminPurchaseView, PURCHASE_COLUMNS);
+        const accountId = await purchaserOf(store, opts);
+        const rows = (await store.listCheckouts(accountId, { paidOnly: !opts.all })).filter(isStripePurchase);
+        printRecords(output(), rows, adminPurchaseView, PURCHASE_COLUMNS);
       }),
     );
 }
@@ -39,7 +58,7 @@ function registerRefund(purchases: Command, output: () => Output): void {
   purchases
     .command("refund")
     .description("refund a purchase through Stripe, only while the credits it takes back are unspent; the balance moves when Stripe's event arrives")
-    .argument("<id>", "the purchase's checkout session (cs_…), as purchases list and GET /account/purchases show it")
+    .argument("<id>", "the purchase: a Checkout Session (cs_…) or an automatic top-up (pi_…), as purchases list and GET /account/purchases show it")
     .option("--usd <amount>", "the money to pay back, in USD (default: all of the payment not yet refunded)")
     .action(async (id: string, opts: { usd?: string }) =>
       withStore({}, async ({ config, store }) => {
@@ -54,7 +73,7 @@ function registerRefund(purchases: Command, output: () => Output): void {
 }
 
 export function registerPurchases(program: Command, output: () => Output): void {
-  const purchases = program.command("purchases").description("credit pack purchases made through Stripe Checkout, and their refunds");
+  const purchases = program.command("purchases").description("credit pack purchases (Stripe Checkout and automatic top-ups), and their refunds");
   registerList(purchases, output);
   registerRefund(purchases, output);
 }

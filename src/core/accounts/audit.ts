@@ -39,6 +39,12 @@ export const AUDIT_EVENT_TYPES = [
   "credits_transferred",
   // An operator's refund of a purchase through Stripe (the console), recorded on the buyer's account.
   "purchase_refunded",
+  // Automatic top-up: turned on or changed, turned off (by the account, or by a declined card),
+  // an off-session payment asked of Stripe, and its credits arrived.
+  "auto_topup_set",
+  "auto_topup_off",
+  "auto_topup_started",
+  "auto_topup_paid",
 ] as const;
 
 export type AuditEventType = (typeof AUDIT_EVENT_TYPES)[number];

@@ -28,6 +28,8 @@ export interface ReservationSnapshot {
   };
   /** An organization member's daily cap (UTC day) and what its keys spent today or hold now; absent without a cap. */
   member?: { cap: Nanos; committed: Nanos };
+  /** An automatic top-up of the account is in flight: the balance refusal says its credits are on their way. */
+  topupUnderWay?: boolean;
 }
 
 export interface ReservationPolicy {
@@ -140,7 +142,8 @@ function spendCaps(s: ReservationSnapshot, amount: Nanos, policy: ReservationPol
     refuse: (hint) =>
       new AppError(
         "insufficient_credits",
-        `Insufficient credits: available balance ${usd(s.available)}, estimated cost ${usd(amount)}. Top up at ${policy.dashboardUrl}/topup${hint}`,
+        `Insufficient credits: available balance ${usd(s.available)}, estimated cost ${usd(amount)}. Top up at ${policy.dashboardUrl}/topup${hint}`
+          + (s.topupUnderWay ? ". An automatic top-up is under way: its credits arrive once the payment succeeds" : ""),
         { shouldRetry: false },
       ),
   });

@@ -18,13 +18,20 @@ export const purchaseView = (c: CheckoutRecord) => ({
   status: c.status,
   paidAt: iso(c.paidAt),
   receiptUrl: c.receiptUrl,
+  invoiceUrl: c.invoiceUrl,
+  /** `checkout` (a Checkout Session, `cs_…`) or `auto_topup` (an off-session payment, `pi_…`). */
+  source: c.autoTopup ? "auto_topup" : "checkout",
 });
 
+/** Purchases Stripe knows: Checkout Sessions (`cs_…`) and automatic top-ups' PaymentIntents (`pi_…`). */
+export const isStripePurchase = (c: Pick<CheckoutRecord, "id">): boolean => c.id.startsWith("cs_") || c.id.startsWith("pi_");
+
 /**
- * `GET /account/purchases`: the account's checkouts, newest first. Open ones are shown too (a
- * payment Stripe has yet to confirm); a capacity hold that never reached Stripe is not a purchase.
+ * `GET /account/purchases`: the account's purchases, newest first. Open ones are shown too (a
+ * payment Stripe has yet to confirm); a capacity hold or a top-up attempt that never reached
+ * Stripe is not a purchase.
  */
 export async function purchaseList(store: Pick<CheckoutStore, "listCheckouts">, accountId: string) {
   const all = await store.listCheckouts(accountId, { paidOnly: false });
-  return { purchases: all.filter((c) => c.id.startsWith("cs_")).map(purchaseView) };
+  return { purchases: all.filter(isStripePurchase).map(purchaseView) };
 }

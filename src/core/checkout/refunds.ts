@@ -3,6 +3,7 @@ import { formatUsd, nanos, readUsd, type Nanos } from "../money.ts";
 import type { AccountStore } from "../store.ts";
 import { creditsShare } from "./chargebacks.ts";
 import { CREDIT_PACKS, isPackId } from "./packs.ts";
+import { isStripePurchase } from "./purchases.ts";
 import type { CheckoutRecord, CheckoutStore } from "./sessions.ts";
 
 // An operator's refund of a purchase (`gateway purchases refund`, the console): checked here,
@@ -55,7 +56,7 @@ function refundCents(usd: RefundRequest["usd"], left: bigint): bigint {
  * event will compute it. A refused refund asks nothing of the provider.
  */
 export async function refundPurchase(deps: RefundDeps, request: RefundRequest) {
-  const purchase = request.sessionId.startsWith("cs_") ? await deps.store.getCheckout(request.sessionId) : null;
+  const purchase = isStripePurchase({ id: request.sessionId }) ? await deps.store.getCheckout(request.sessionId) : null;
   if (!purchase) throw new AppError("not_found", `No purchase ${request.sessionId}`);
   if (purchase.status !== "paid" || purchase.paymentIntentId === null) {
     throw invalid(`Purchase ${purchase.id} has no payment to refund (${purchase.status === "paid" ? "its payment was not recorded" : purchase.status})`);

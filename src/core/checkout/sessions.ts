@@ -1,5 +1,6 @@
 import { AppError, MESSAGES } from "../errors.ts";
 import type { Nanos } from "../money.ts";
+import type { AutoTopupStore } from "./auto-topup.ts";
 import { CREDIT_PACKS, isPackId, type CreditPack, type PackId } from "./packs.ts";
 
 /** Stripe Checkout Sessions stay open 24 hours; an open one holds its credits against the capacity that long. */
@@ -37,6 +38,11 @@ export interface CheckoutRecord {
   /** The payment's dispute: the money disputed (cents) and how it stands; null without one. */
   disputedCents: bigint | null;
   disputeStatus: DisputeStatus | null;
+  /** An automatic top-up's off-session payment (its id the PaymentIntent's), rather than a Checkout Session. */
+  autoTopup: boolean;
+  /** Stripe's invoice (STRIPE_INVOICES=on) and its hosted page; null without one. */
+  invoiceId: string | null;
+  invoiceUrl: string | null;
 }
 
 export interface CheckoutHold {
@@ -70,8 +76,10 @@ export interface CheckoutStore {
 }
 
 export interface ReceiptStore {
-  /** Keeps Stripe's receipt link of a paid session. */
-  setReceiptUrl(sessionId: string, url: string): Promise<void>;
+  /** Keeps Stripe's receipt link of a paid purchase. */
+  setReceiptUrl(purchaseId: string, url: string): Promise<void>;
+  /** Keeps the invoice Stripe issued for a paid purchase, and its hosted page when Stripe gave it. */
+  setInvoice(purchaseId: string, invoice: { id: string; url: string | null }): Promise<void>;
 }
 
 export interface NewHostedCheckout {
@@ -82,6 +90,13 @@ export interface NewHostedCheckout {
   cancelUrl: string;
   /** Makes the provider's retries of one request create one session. */
   idempotencyKey: string;
+  /**
+   * Save the card for automatic top-up (on, or being set up): under the account's provider
+   * customer when it has one, else a new one. Null: the card is not kept.
+   */
+  saveCard: { customerId: string | null } | null;
+  /** Collect billing details and tax IDs and issue an invoice (STRIPE_INVOICES=on). */
+  invoices: boolean;
 }
 
 /** A session on the provider's hosted checkout page. */
@@ -98,13 +113,14 @@ export interface CheckoutProvider {
 }
 
 export interface CheckoutDeps {
-  store: CheckoutStore;
+  store: CheckoutStore & Pick<AutoTopupStore, "getAutoTopup">;
   /** Null when no provider is configured (no STRIPE_SECRET_KEY). */
   provider: CheckoutProvider | null;
   /** The provider's price per pack; a pack without one is not for sale. */
   prices: Record<PackId, string | undefined>;
   capacity: Nanos | null;
   dashboardUrl: string;
+  invoices: boolean;
 }
 
 /** The pack named by the body's `packId`, or the spec's 400 `Invalid pack ID`. */
@@ -157,10 +173,13 @@ export async function startCheckout(
   });
   if ("exhausted" in hold) throw new AppError("conflict", MESSAGES.capacityExhausted);
 
+  const topup = await store.getAutoTopup(accountId);
+  const saveCard = topup?.enabled ? { customerId: topup.card?.customerId ?? null } : null;
   let session: HostedCheckout;
   try {
     session = await provider.createSession({
       priceId, accountId, packId: pack.id, ...checkoutReturnUrls(deps.dashboardUrl, input.orgId), idempotencyKey: hold.holdId,
+      saveCard, invoices: deps.invoices,
     });
   } catch {
     // If the hold cannot be dropped either, it lapses by itself at holdExpiresAt.

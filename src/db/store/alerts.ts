@@ -64,12 +64,12 @@ function* claimDueAlerts(dialect: Dialect, input: Parameters<AlertStore["claimDu
     input.claimUntil, input.now, input.limit, input.now,
   );
   const alerts = claimed.map(toPendingAlert).sort((a, b) => a.createdAt - b.createdAt);
-  for (const alert of alerts) if (alert.kind === "low_balance" && alert.email === orgPlaceholderEmail(alert.accountId)) alert.email = yield* orgRecipient(alert.accountId);
+  for (const alert of alerts) if (alert.kind !== "webhook" && alert.email === orgPlaceholderEmail(alert.accountId)) alert.email = yield* orgRecipient(alert.accountId);
   return alerts;
 }
 
 /**
- * An organization's e-mails (its low-balance alert) go to its first owner: the placeholder its
+ * An organization's e-mails (its low-balance alert, a failed automatic top-up) go to its first owner: the placeholder its
  * account row holds, which every settlement path copies, is no address.
  */
 function* orgRecipient(orgId: string): Work<string> {

@@ -23,6 +23,8 @@ import { usageExportStore } from "./usage/export.ts";
 import { userStore } from "./accounts/users.ts";
 import { checkoutEventStore } from "./checkout/events.ts";
 import { chargebackStore } from "./checkout/chargebacks.ts";
+import { autoTopupStore } from "./checkout/auto-topup.ts";
+import { topupEventStore } from "./checkout/topup-events.ts";
 
 /**
  * Writes of no rows to each table a chat request writes, each as that request would: the
@@ -59,6 +61,8 @@ export function createStore(db: Database, secrets: StoredSecrets = storedSecrets
     ...checkoutStore(db),
     ...checkoutEventStore(db),
     ...chargebackStore(db),
+    ...autoTopupStore(db),
+    ...topupEventStore(db),
     ...alertStore(db),
     ...webhookStore(db, secrets),
     ...adminStore(db),

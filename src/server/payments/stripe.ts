@@ -1,7 +1,7 @@
 import Stripe from "stripe";
 import type { Config } from "../../config.ts";
 import type { RefundProvider } from "../../core/checkout/refunds.ts";
-import type { CheckoutProvider } from "../../core/checkout/sessions.ts";
+import type { CheckoutProvider, NewHostedCheckout } from "../../core/checkout/sessions.ts";
 import { AppError } from "../../core/errors.ts";
 import type { Logger } from "../log.ts";
 
@@ -28,14 +28,54 @@ export function stripeClient(config: Config["stripe"]): Stripe | null {
   });
 }
 
+/** What a payment's latest charge tells: its receipt, and the card that paid (kept for automatic top-up). */
+export interface PaymentDetails {
+  receiptUrl: string | null;
+  paymentMethodId: string | null;
+  card: { brand: string | null; last4: string | null };
+}
+
 /**
- * Stripe's receipt link for a paid checkout session: its payment's latest charge carries it.
- * Null when the session has no payment intent (or Stripe gave no receipt).
+ * A PaymentIntent's receipt and card: its latest charge carries the receipt link, the payment
+ * method and the card's brand and last four digits
+ * (https://docs.stripe.com/api/charges/object#charge_object-payment_method_details-card).
  */
-export async function receiptUrl(stripe: Stripe, paymentIntentId: string): Promise<string | null> {
+export async function paymentDetails(stripe: Stripe, paymentIntentId: string): Promise<PaymentDetails> {
   const intent = await stripe.paymentIntents.retrieve(paymentIntentId, { expand: ["latest_charge"] });
-  const charge = intent.latest_charge;
-  return typeof charge === "object" && charge !== null ? (charge.receipt_url ?? null) : null;
+  const charge = typeof intent.latest_charge === "object" && intent.latest_charge !== null ? intent.latest_charge : null;
+  const method = charge?.payment_method ?? (typeof intent.payment_method === "string" ? intent.payment_method : null);
+  const card = charge?.payment_method_details?.card;
+  return { receiptUrl: charge?.receipt_url ?? null, paymentMethodId: method, card: { brand: card?.brand ?? null, last4: card?.last4 ?? null } };
+}
+
+/** The hosted page of an invoice Checkout issued (STRIPE_INVOICES=on); null until Stripe finalizes it. */
+export async function hostedInvoiceUrl(stripe: Stripe, invoiceId: string): Promise<string | null> {
+  return (await stripe.invoices.retrieve(invoiceId)).hosted_invoice_url ?? null;
+}
+
+/**
+ * STRIPE_INVOICES=on: the billing address required, tax IDs collected and an invoice issued
+ * for the payment (https://docs.stripe.com/payments/checkout/receipts and
+ * https://docs.stripe.com/tax/checkout/tax-ids).
+ */
+const INVOICING = {
+  billing_address_collection: "required",
+  tax_id_collection: { enabled: true },
+  invoice_creation: { enabled: true },
+} as const satisfies Partial<Stripe.Checkout.SessionCreateParams>;
+
+/**
+ * The card kept for automatic top-up: Checkout saves it to a customer for off-session use
+ * (https://docs.stripe.com/payments/checkout/save-during-payment), the account's customer when it
+ * has one (Stripe then wants leave to update its name and address from what Checkout collects
+ * for an invoice), else a new one.
+ */
+function cardSaving(saveCard: NewHostedCheckout["saveCard"], invoices: boolean): Partial<Stripe.Checkout.SessionCreateParams> {
+  if (saveCard === null) return {};
+  const customer: Partial<Stripe.Checkout.SessionCreateParams> = saveCard.customerId === null
+    ? { customer_creation: "always" }
+    : { customer: saveCard.customerId, ...(invoices ? { customer_update: { name: "auto", address: "auto" } } : {}) };
+  return { ...customer, payment_intent_data: { setup_future_usage: "off_session" } };
 }
 
 /** Stripe Checkout as core's checkout provider: one payment-mode session per pack purchase. */
@@ -48,9 +88,11 @@ export function stripeCheckout(stripe: Stripe, log: Logger): CheckoutProvider {
             mode: "payment",
             line_items: [{ price: input.priceId, quantity: 1 }],
             client_reference_id: input.accountId,
-            metadata: { accountId: input.accountId, packId: input.packId },
+            metadata: { accountId: input.accountId, packId: input.packId, ...(input.saveCard ? { saveCard: "1" } : {}) },
             success_url: input.successUrl,
             cancel_url: input.cancelUrl,
+            ...cardSaving(input.saveCard, input.invoices),
+            ...(input.invoices ? INVOICING : {}),
           },
           { idempotencyKey: input.idempotencyKey },
         );

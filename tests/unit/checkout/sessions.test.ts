@@ -77,11 +77,13 @@ function fakes(options: { exhausted?: boolean; providerFails?: boolean; expiresA
         recorded.dropped.push(holdId);
       },
       listCheckouts: async () => [],
+      getAutoTopup: async () => null,
     },
     provider,
     prices: { builder: "price_builder", pro: "price_pro", team: undefined, scale: "price_scale" },
     capacity: usd("1000"),
     dashboardUrl: "https://gw.example/api/dashboard",
+    invoices: false,
   };
   return { deps, recorded };
 }
@@ -101,7 +103,7 @@ describe("startCheckout", () => {
       {
         priceId: "price_pro", accountId: "acct-1", packId: "pro", idempotencyKey: "hold_1",
         successUrl: "https://gw.example/api/dashboard/topup?checkout=success&session_id={CHECKOUT_SESSION_ID}",
-        cancelUrl: "https://gw.example/api/dashboard/topup?checkout=cancelled",
+        cancelUrl: "https://gw.example/api/dashboard/topup?checkout=cancelled", saveCard: null, invoices: false,
       },
     ]);
     expect(recorded.opened).toEqual([["hold_1", { id: "cs_test_1", expiresAt: NOW + 3_600_000 }]]);

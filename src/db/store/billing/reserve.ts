@@ -22,7 +22,9 @@ export const hasKeyLimits = (key: NewReservation["key"]) =>
 function* readSnapshot(dialect: Dialect, input: NewReservation): Work<ReservationSnapshot | null> {
   const { account, key, now } = input;
   const locked = yield* first(
-    `SELECT balance_nanos, reserved_nanos, inflight, spend_limit_nanos, kind FROM accounts WHERE id = ?${dialect === "postgres" ? " FOR UPDATE" : ""}`,
+    `SELECT balance_nanos, reserved_nanos, inflight, spend_limit_nanos, kind,
+       (SELECT pending_since FROM auto_topups t WHERE t.account_id = accounts.id AND t.enabled = 1) AS topup_pending
+     FROM accounts WHERE id = ?${dialect === "postgres" ? " FOR UPDATE OF accounts" : ""}`,
     account.id,
   );
   if (!locked) throw new Error(`reservation for unknown account ${account.id}`);
@@ -44,6 +46,7 @@ function* readSnapshot(dialect: Dialect, input: NewReservation): Work<Reservatio
     inflight: org ? org.inflight : int(locked.inflight),
     ...(org?.member ? { member: org.member } : {}),
     available: nanos(big(locked.balance_nanos) - big(locked.reserved_nanos)),
+    ...(locked.topup_pending !== null && locked.topup_pending !== undefined ? { topupUnderWay: true } : {}),
     reserved: nanos(big(locked.reserved_nanos)),
     accountSpendLimit: spendLimit,
     accountHour: windows.get(accountScope(account.id)) ?? [],

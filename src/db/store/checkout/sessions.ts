@@ -27,6 +27,9 @@ const toCheckout = (r: typeof sessions.$inferSelect): CheckoutRecord => ({
   refundedCredits: r.refundedNanos,
   disputedCents: r.disputedCents === null ? null : BigInt(r.disputedCents),
   disputeStatus: r.disputeStatus,
+  autoTopup: r.autoTopup === 1,
+  invoiceId: r.invoiceId,
+  invoiceUrl: r.invoiceUrl,
 });
 
 /** Credits committed against the capacity: paid this UTC month, or in a checkout still open. */
@@ -72,7 +75,10 @@ export const checkoutStore = (db: Database): CheckoutStore & ReceiptStore => ({
     return found ? toCheckout(found) : null;
   },
   listCheckouts: (accountId, { paidOnly }) => db.run(listCheckouts(accountId, paidOnly)),
-  setReceiptUrl: async (sessionId, url) => {
-    await db.run(query(build.update(sessions).set({ receiptUrl: url }).where(eq(sessions.id, sessionId))));
+  setReceiptUrl: async (purchaseId, url) => {
+    await db.run(query(build.update(sessions).set({ receiptUrl: url }).where(eq(sessions.id, purchaseId))));
+  },
+  setInvoice: async (purchaseId, invoice) => {
+    await db.run(query(build.update(sessions).set({ invoiceId: invoice.id, invoiceUrl: invoice.url }).where(eq(sessions.id, purchaseId))));
   },
 });

@@ -17,6 +17,10 @@ const EVENT_NAMES: Record<AuditEventType, string> = {
   invitation_sent: "Invitation sent", invitation_revoked: "Invitation revoked", member_joined: "Member joined",
   member_changed: "Member changed", member_removed: "Member removed", credits_transferred: "Credits transferred",
   purchase_refunded: "Purchase refunded",
+  auto_topup_set: "Automatic top-up set",
+  auto_topup_off: "Automatic top-up turned off",
+  auto_topup_started: "Automatic top-up charged",
+  auto_topup_paid: "Automatic top-up credited",
 };
 
 /** An audit event's type in words: "totp_enabled" → "2FA enabled". */

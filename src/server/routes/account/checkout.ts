@@ -19,6 +19,7 @@ export const checkoutRoutes = (deps: AppDeps) => {
     prices: config.stripe.prices,
     capacity: config.purchaseCapacity,
     dashboardUrl: config.dashboardUrl,
+    invoices: config.stripe.invoices,
   };
   return new Elysia({ name: "checkout" })
     .all("/checkout", methodNotAllowed(plainError, "POST"))

@@ -101,8 +101,17 @@ export async function renderAccountDetail(root: HTMLElement, email: string, noti
       rows: detail.keys.map((k) => [k.name, `${k.prefix}…`, k.status, count(k.total_requests), total(k.total_spend_usd), k.lastUsedAt ? dateTime(k.lastUsedAt) : "Never"]),
     })),
     section("purchases-heading", "Purchases", detail.purchases.length === 0 ? h("p", { class: "muted" }, "No purchases.") : dataTable({
-      caption: "Checkouts, newest first", columns: ["Date", "Pack", "Credits", "Status"], numeric: [2],
-      rows: detail.purchases.map((p) => [dateTime(p.createdAt), p.packName, total(p.creditsUsd), p.status]),
+      caption: "Purchases, newest first, with what was refunded or disputed", columns: ["Date", "Purchase", "Credits", "Paid", "Refunded", "Disputed", "Status"],
+      numeric: [2, 3, 4, 5],
+      rows: detail.purchases.map((p) => [
+        dateTime(p.createdAt),
+        h("span", {}, p.packName, p.source === "auto_topup" ? " (automatic top-up)" : "", h("br"), h("code", { class: "muted" }, p.id)),
+        total(p.creditsUsd),
+        p.paidUsd === null ? "—" : total(p.paidUsd),
+        total(p.refundedUsd),
+        p.disputedUsd === null ? "—" : h("span", {}, total(p.disputedUsd), ` (${p.disputeStatus ?? "open"})`),
+        p.status,
+      ]),
     })),
     section("usage-heading", "Latest requests", detail.usage.length === 0 ? h("p", { class: "muted" }, "No requests.") : dataTable({
       caption: "The 20 latest requests", columns: ["Time", "Model", "Key", "Cost", "Latency", "Status"], numeric: [3, 4],

@@ -3,6 +3,7 @@ import { h } from "../dom.ts";
 import { pageUrl } from "../env.ts";
 import { total, usdTotal } from "../format.ts";
 import type { AccountView, CheckoutStarted, PurchaseList } from "../wire.ts";
+import { renderAutoTopup } from "./topup-auto.ts";
 
 interface Pack {
   id: string;
@@ -81,6 +82,7 @@ export async function renderTopUp(root: HTMLElement, data: { packs: Pack[] }): P
       ));
   });
 
+  const automatic = h("section", { class: "card auto-topup", "aria-labelledby": "auto-topup-heading" });
   root.replaceChildren(
     ...(landed ? [landed] : []),
     h("p", {}, "Current balance: ", h("strong", {}, total(account.balanceUsd))),
@@ -89,5 +91,8 @@ export async function renderTopUp(root: HTMLElement, data: { packs: Pack[] }): P
       : h("p", { class: "notice info" }, UNAVAILABLE),
     status,
     h("ul", { class: "packs" }, cards),
+    automatic,
   );
+  await renderAutoTopup(automatic, data.packs);
+  if (!automatic.hasChildNodes()) automatic.remove();
 }
