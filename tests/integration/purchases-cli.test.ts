@@ -100,8 +100,8 @@ describeEachDialect("gateway purchases list, after buying through the compiled s
     const run = await cli("purchases", "list", "--email", buyer.email.toUpperCase());
     expect(run.code).toBe(0);
     const lines = run.stdout.trim().split("\n");
-    expect(lines[1]).toMatch(/purchase\s+│ source\s+│ pack\s+│ price USD │ credits USD │ status │ created\s+│ paid/);
-    expect(lines.filter((l) => l.includes(sessions.team!))).toEqual([expect.stringMatching(/│ checkout │ team\s+│ 100\s+│ 120\.00\s+│ paid/)]);
+    expect(lines[1]).toMatch(/purchase\s+│ source\s+│ pack\s+│ price USD │ credits USD\s+│ status │ created\s+│ paid/);
+    expect(lines.filter((l) => l.includes(sessions.team!))).toEqual([expect.stringMatching(/│ checkout │ team\s+│ 100\s+│ 120\.000000000 │ paid/)]);
     expect(lines.filter((l) => l.includes(sessions.pro!))).toHaveLength(1);
     expect(run.stdout).not.toContain(sessions.builder!);
   });
