@@ -52,6 +52,14 @@ export class BillingSession {
     observer.opened(reservation.model);
   }
 
+  /**
+   * Another candidate is tried (a fallback): its usage is charged at its prices and its ID is
+   * the usage row's `model`. The reservation, sized for the dearest candidate, covers it.
+   */
+  servedBy(model: Model): void {
+    this.reservation.model = model;
+  }
+
   /** What `settle(usage)` charges. */
   quote(usage: Usage | null): Charge {
     return chargeFor(usage, this.reservation);
