@@ -1,8 +1,12 @@
+import { asc, eq, sql } from "drizzle-orm";
+import type { ModelAlias } from "../../core/aliases.ts";
 import type { Category, Model, Provider } from "../../core/catalog.ts";
 import { nanos } from "../../core/money.ts";
 import type { ModelChange, ModelStore } from "../../core/store.ts";
 import type { Database } from "../database.ts";
+import { modelAliases } from "../schema/sqlite.ts";
 import { first, int, rows, type Row, type Work } from "../sql.ts";
+import { build, query, records } from "../typed.ts";
 
 const COLUMNS = `id, display_name, provider, category, context_window, input_nanos_per_mtok, output_nanos_per_mtok,
   cached_input_nanos_per_mtok, upstream_model, max_output_tokens, use_case_hint, speed_badge, enabled`;
@@ -46,7 +50,26 @@ export function* updateModel(id: string, change: ModelChange): Work<Model | null
   return updated ? toModel(updated) : null;
 }
 
+function* listAliases(): Work<ModelAlias[]> {
+  const found = yield* records(modelAliases, build.select().from(modelAliases).orderBy(asc(modelAliases.name)));
+  return found.map((row) => ({ name: row.name, models: row.models.split(",") }));
+}
+
+function* saveAlias(alias: ModelAlias, now: number): Work<void> {
+  const models = alias.models.join(",");
+  yield* query(build.insert(modelAliases).values({ name: alias.name, models, createdAt: now })
+    .onConflictDoUpdate({ target: modelAliases.name, set: { models: sql`excluded.models` } }));
+}
+
+function* removeAlias(name: string): Work<boolean> {
+  const removed = yield* query(build.delete(modelAliases).where(eq(modelAliases.name, name)).returning({ name: modelAliases.name }));
+  return removed.length > 0;
+}
+
 export const modelStore = (db: Database): ModelStore => ({
   listModels: (options = {}) => db.run(listModels(options.includeDisabled ?? false)),
   updateModel: (id, change) => db.transaction(updateModel(id, change)),
+  listAliases: () => db.run(listAliases()),
+  saveAlias: (alias, now) => db.transaction(saveAlias(alias, now)),
+  removeAlias: (name) => db.transaction(removeAlias(name)),
 });

@@ -13,6 +13,7 @@ function editableCatalog(queryMs: number) {
       clock.now += queryMs;
       return [{ ...model, enabled: read }];
     },
+    listAliases: async () => [],
   } as unknown as Parameters<typeof catalogCache>[0];
   return { clock, store, id: model.id, enable: () => { enabled = true; } };
 }
@@ -37,7 +38,7 @@ test("an edit committed while a reload's query runs is seen by every request 10 
 test("a copy is reloaded once it is CATALOG_MAX_AGE_MS old, by one query for concurrent requests", async () => {
   const catalog = editableCatalog(0);
   let queries = 0;
-  const counted = { listModels: async () => { queries++; return catalog.store.listModels({ includeDisabled: true }); } } as unknown as Parameters<typeof catalogCache>[0];
+  const counted = { listModels: async () => { queries++; return catalog.store.listModels({ includeDisabled: true }); }, listAliases: async () => [] } as unknown as Parameters<typeof catalogCache>[0];
   const cache = catalogCache(counted, () => catalog.clock.now);
   await cache.list();
   catalog.enable();
