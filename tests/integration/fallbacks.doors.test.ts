@@ -8,6 +8,7 @@ import type { Store } from "../../src/core/ports.ts";
 import { fundedKey } from "../support/accounts.ts";
 import { describeEachDialect } from "../support/databases.ts";
 import { providerEnv, startFakeUpstream, type Behavior } from "../support/fake-upstream.ts";
+import { scrape } from "../support/metrics.ts";
 import { useGateway } from "../support/server.ts";
 
 const failing = startFakeUpstream();
@@ -116,6 +117,16 @@ describeEachDialect("fallbacks on the three doors", (dialect) => {
       expect({ balance: after.balance, reserved: after.reserved, status: after.log?.status, model: after.log?.model }).toEqual({ balance: nanos(2_000_000_000n), reserved: nanos(0), status: "error", model: FLAKY });
     });
   }
+
+  test("each fallback is counted by the pair of models and the reason", async () => {
+    const labels = { from: FLAKY, to: SERVING, reason: "rate_limited" };
+    const before = (await scrape(gateway().url)).value("gateway_fallbacks_total", labels) ?? 0;
+    failing.behave({ status: 429 });
+    answering.behave({});
+    const { secret } = await fundedKey(gateway().store, "2");
+    expect((await post(gateway().url, "chat", secret, bodyFor("chat", FLAKY, false))).status).toBe(200);
+    expect((await scrape(gateway().url)).value("gateway_fallbacks_total", labels)).toBe(before + 1);
+  });
 
   test("a request without `models` names its model in x-gateway-model", async () => {
     answering.behave({});
