@@ -1,11 +1,11 @@
-import { asc, eq, sql } from "drizzle-orm";
+import { asc, eq } from "drizzle-orm";
 import type { ModelAlias } from "../../core/aliases.ts";
 import type { Category, Model, Provider } from "../../core/catalog.ts";
 import { nanos } from "../../core/money.ts";
 import type { ModelChange, ModelStore } from "../../core/store.ts";
 import type { Database } from "../database.ts";
 import { modelAliases } from "../schema/sqlite.ts";
-import { first, int, rows, type Row, type Work } from "../sql.ts";
+import { exec, first, int, rows, type Row, type Work } from "../sql.ts";
 import { build, query, records } from "../typed.ts";
 
 const COLUMNS = `id, display_name, provider, category, context_window, input_nanos_per_mtok, output_nanos_per_mtok,
@@ -55,10 +55,12 @@ function* listAliases(): Work<ModelAlias[]> {
   return found.map((row) => ({ name: row.name, models: row.models.split(",") }));
 }
 
+// Written by hand: drizzle's SQLite builder names the conflict target with its table, which Postgres refuses.
 function* saveAlias(alias: ModelAlias, now: number): Work<void> {
-  const models = alias.models.join(",");
-  yield* query(build.insert(modelAliases).values({ name: alias.name, models, createdAt: now })
-    .onConflictDoUpdate({ target: modelAliases.name, set: { models: sql`excluded.models` } }));
+  yield* exec(
+    "INSERT INTO model_aliases (name, models, created_at) VALUES (?, ?, ?) ON CONFLICT (name) DO UPDATE SET models = excluded.models",
+    alias.name, alias.models.join(","), now,
+  );
 }
 
 function* removeAlias(name: string): Work<boolean> {
