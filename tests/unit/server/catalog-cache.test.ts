@@ -49,3 +49,17 @@ test("a copy is reloaded once it is CATALOG_MAX_AGE_MS old, by one query for con
   expect(seen[0]?.enabled).toBe(true);
   expect(queries).toBe(2);
 });
+
+test("aliases are loaded with the models, in one reload, and answered from the copy", async () => {
+  let reloads = 0;
+  const store = {
+    listModels: async () => { reloads++; return [FALLBACK_CATALOG[0]]; },
+    listAliases: async () => [{ name: "fast", models: ["gpt-4.1-nano", "llama-4-scout"] }],
+  } as unknown as Parameters<typeof catalogCache>[0];
+  const cache = catalogCache(store, () => 0);
+  expect(await cache.alias("fast")).toEqual(["gpt-4.1-nano", "llama-4-scout"]);
+  expect(await cache.alias(FALLBACK_CATALOG[0]!.id)).toBeUndefined();
+  expect((await cache.find(FALLBACK_CATALOG[0]!.id))?.id).toBe(FALLBACK_CATALOG[0]!.id);
+  expect(await cache.aliases()).toEqual([{ name: "fast", models: ["gpt-4.1-nano", "llama-4-scout"] }]);
+  expect(reloads).toBe(1);
+});
