@@ -1,7 +1,7 @@
 // Fallbacks under load: 20 requests at once across two instances on one database, each failing
 // on a dear first model (its provider answers 503) and served by a cheap second. The one
 // reservation is sized for the dearest candidate, so no fallback lets the account overshoot its
-// balance, or the key its credit limit or hourly spend; each success is charged once, at the
+// balance, the key its credit limit or hourly spend, or a member their daily cap; each success is charged once, at the
 // serving model's prices.
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { FALLBACK_CATALOG } from "../../src/core/catalog.ts";
@@ -11,6 +11,7 @@ import { fundedKey } from "../support/accounts.ts";
 import { postChat } from "../support/chat.ts";
 import { describeEachDialect } from "../support/databases.ts";
 import { providerEnv, startFakeUpstream } from "../support/fake-upstream.ts";
+import { cappedMember } from "../support/member-cap.ts";
 import { startGateway, type TestGateway } from "../support/server.ts";
 import { waitFor } from "../support/wait.ts";
 
@@ -53,7 +54,11 @@ describeEachDialect("fallbacks: limits hold for the request as a whole, across t
    * the reservations that fit together are served.
    */
   async function burst(usd: string, limits: Partial<Pick<NewKey, "creditLimit" | "usdPerHour">> = {}) {
-    const { secret, account, key } = await fundedKey(first.store, usd, limits);
+    const { secret, account } = await fundedKey(first.store, usd, limits);
+    return burstWith(secret, account.id);
+  }
+
+  async function burstWith(secret: string, accountId: string) {
     let release = () => {};
     answering.behave({ holdUntil: new Promise<void>((resolve) => { release = resolve; }) });
     const before = answering.received.length;
@@ -67,15 +72,15 @@ describeEachDialect("fallbacks: limits hold for the request as a whole, across t
     const results = await Promise.all(pending);
     const statuses = results.map((r) => r.status);
     const models = await Promise.all(results.map(async (r) => (r.status === 200 ? ((await r.json()) as { model: string }).model : (await r.arrayBuffer(), null))));
-    const after = (await first.store.getAccount(account.id))!;
-    const spent = (await first.store.listKeys(account.id)).find((k) => k.id === key.id)!.totalSpend;
+    const after = (await first.store.getAccount(accountId))!;
+    const spent = (await first.store.listKeys(accountId)).reduce((sum, k) => sum + k.totalSpend, 0n);
     const successes = statuses.filter((s) => s === 200).length;
     // Whatever refused the rest, the books add up: each success charged once, at the cheap model's prices.
-    expect(after.balance).toBe(await first.store.ledgerSum(account.id));
+    expect(after.balance).toBe(await first.store.ledgerSum(accountId));
     expect([after.reserved, after.inflight]).toEqual([nanos(0), 0] as never);
     expect(spent).toBe(nanos(BigInt(successes) * CHARGED));
     expect(models.filter((m) => m !== null).every((m) => m === CHEAP.id)).toBe(true);
-    return { statuses, successes, balance: after.balance as Nanos, spent };
+    return { statuses, successes, balance: after.balance as Nanos, spent: nanos(spent) };
   }
 
   test("a balance with room for a few dear reservations: never overspent, and as many served as fit", async () => {
@@ -100,5 +105,14 @@ describeEachDialect("fallbacks: limits hold for the request as a whole, across t
     expect(statuses.every((s) => s === 200 || s === 429)).toBe(true);
     expect(spent).toBeLessThanOrEqual(limit);
     expect(successes).toBe(4);
+  });
+
+  test("an organization member's daily cap: the member's spend never passes it", async () => {
+    const cap = nanos(HELD * 3n + HELD / 4n);
+    const { orgId, secret } = await cappedMember(first.store, cap);
+    const { statuses, spent, successes } = await burstWith(secret, orgId);
+    expect(statuses.every((s) => s === 200 || s === 402)).toBe(true);
+    expect(spent).toBeLessThanOrEqual(cap);
+    expect(successes).toBe(3);
   });
 });
