@@ -128,6 +128,18 @@ describeEachDialect("fallbacks on the three doors", (dialect) => {
     expect((await scrape(gateway().url)).value("gateway_fallbacks_total", labels)).toBe(before + 1);
   });
 
+  test("a parameter the next candidate's family rejects is left out for it, and named", async () => {
+    failing.behave({ status: 503 });
+    answering.behave({});
+    const sentBefore = { failing: failing.received.length, answering: answering.received.length };
+    const { secret } = await fundedKey(gateway().store, "2");
+    const res = await post(gateway().url, "chat", secret, { ...bodyFor("chat", FLAKY, false), logprobs: true });
+    expect({ status: res.status, dropped: res.headers.get("x-gateway-dropped-params") }).toEqual({ status: 200, dropped: "logprobs" });
+    // DeepSeek's chat model takes log probabilities; Llama's API does not document them.
+    expect(failing.received.slice(sentBefore.failing).map((r) => r.body.logprobs)).toEqual([true]);
+    expect(answering.received.slice(sentBefore.answering).map((r) => "logprobs" in r.body)).toEqual([false]);
+  });
+
   test("a request without `models` names its model in x-gateway-model", async () => {
     answering.behave({});
     const { secret } = await fundedKey(gateway().store, "2");
