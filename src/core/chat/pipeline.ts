@@ -123,9 +123,11 @@ interface Held {
  * the ceiling, and sold tools' calls are reserved beside the tokens.
  */
 function priceOf(call: ChatCall, models: readonly Model[]): Priced {
-  const price = (model: Model) => priceRequest(call.request, model, call.bodyBytes, choicesFor(call.request, model));
-  return withHostedTools(models.length === 1 ? price(models[0]!) : dearest(models.map(price)), call.hostedTools);
+  const priced = models.length === 1 ? priceOn(call, models[0]!) : dearest(models.map((model) => priceOn(call, model)));
+  return withHostedTools(priced, call.hostedTools);
 }
+
+const priceOn = (call: ChatCall, model: Model): Priced => priceRequest(call.request, model, call.bodyBytes, choicesFor(call.request, model));
 
 const admissionOf = (call: ChatCall, candidates: Candidates, priced: Priced): Admission => ({
   model: candidates.models[0]!.id,
