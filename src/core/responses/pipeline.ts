@@ -21,16 +21,19 @@ export interface ResponsesSetup {
 }
 
 /**
- * The sold provider-run tools a request offers, when it goes to a provider that runs them
- * (natively): their calls are reserved and charged beside the tokens. Looked up only for a
- * request that offers one, so that others cost nothing more.
+ * The sold provider-run tools a request offers, when one of the models that may serve it (its
+ * `model`, its `models`, or an alias's) speaks the Responses API and so is sent them: their
+ * calls are reserved and charged beside the tokens. Looked up only for a request that offers
+ * one, so that others cost nothing more.
  */
 async function hostedToolsOf(ports: ChatPorts, request: ResponsesRequest, toolPrices: ReadonlyMap<string, Nanos>): Promise<HostedTools | undefined> {
   if (toolPrices.size === 0 || !request.tools) return undefined;
   const offered = new Map(request.tools.flatMap((tool) => (toolPrices.has(tool.type) ? [[tool.type, toolPrices.get(tool.type)!] as const] : [])));
   if (offered.size === 0) return undefined;
   const model = await ports.findModel(request.model);
-  if (!model?.enabled || !speaksResponses(model)) return undefined;
+  const others = request.models ?? (model ? [] : ((await ports.findAlias(request.model)) ?? []));
+  const candidates = [model, ...(await Promise.all(others.map((id) => ports.findModel(id))))];
+  if (!candidates.some((m) => m?.enabled && speaksResponses(m))) return undefined;
   return { prices: offered, maxCalls: request.max_tool_calls ?? DEFAULT_MAX_TOOL_CALLS };
 }
 
