@@ -3,6 +3,7 @@
 // not share (DESIGN, "Fallbacks and model aliases"). Everything else fails the request as it is.
 import type { Model } from "../catalog.ts";
 import { isAppError } from "../errors.ts";
+import type { Nanos } from "../money.ts";
 import { fallbackReasonOf, type FallbackReason } from "./failures.ts";
 import type { ProviderCall } from "./provider.ts";
 import type { Aim, Target } from "./target.ts";
@@ -19,8 +20,10 @@ export interface Attempted {
   /** The candidate being tried; once one answers, the one that served. */
   target: Target;
   fallbacks: readonly Model[];
+  /** Each fallback's worst case, in the same order: what it is charged should it answer without usage. */
+  fallbackCosts: readonly Nanos[];
   aim: Aim;
-  billing: { servedBy(model: Model): void };
+  billing: { servedBy(model: Model, worstCase: Nanos): void };
 }
 
 /**
@@ -51,7 +54,7 @@ export async function firstAnswer<T>(attempted: Attempted, send: (target: Target
       if (isAppError(error) && error.kind === "provider_error") attempted.call.observer.providerFailed();
       attempted.call.observer.fellBack(attempted.target.model, to, reason);
       attempted.target = attempted.aim(to);
-      attempted.billing.servedBy(to);
+      attempted.billing.servedBy(to, attempted.fallbackCosts[next]!);
     }
   }
 }

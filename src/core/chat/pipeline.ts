@@ -13,7 +13,7 @@ import { firstAnswer, type FallbackObserver } from "./fallback.ts";
 import { choicesFor } from "./families.ts";
 import { malformedAnswer } from "./failures.ts";
 import { hostedReserve, type HostedTools } from "./hosted-tools.ts";
-import { nanos } from "../money.ts";
+import { nanos, type Nanos } from "../money.ts";
 import type { ReservationObserver } from "./ports.ts";
 import { dearest, priceRequest, type Priced } from "./price.ts";
 import type { ChatProvider } from "./provider.ts";
@@ -64,10 +64,13 @@ export interface Admitted {
   target: Target;
   /** The candidates to try next, in order, should the target fail before answering (`fallback.ts`). */
   fallbacks: readonly Model[];
+  /** Each fallback's worst case, in the same order. */
+  fallbackCosts: readonly Nanos[];
   aim: Aim;
 }
 
 const NO_FALLBACKS: readonly Model[] = [];
+const NO_COSTS: readonly Nanos[] = [];
 
 /** The request's candidates: nearly every request names one enabled model, found in the catalog's copy and nothing more. */
 async function candidatesFor(ports: ChatPorts, request: ChatRequest, bodyBytes: number): Promise<Candidates> {
@@ -163,7 +166,9 @@ export async function admitChat(ports: ChatPorts, call: ChatCall): Promise<Admit
     hostedTools: call.hostedTools,
   }, call.observer);
   const aim = call.aim ?? ((m: Model) => chatTarget(call.request, m, ports.provider));
-  return { call, priced, billing, target: aim(model), fallbacks: fallbacks.length > 0 ? fallbacks : NO_FALLBACKS, aim };
+  if (fallbacks.length === 0) return { call, priced, billing, target: aim(model), fallbacks: NO_FALLBACKS, fallbackCosts: NO_COSTS, aim };
+  const fallbackCosts = fallbacks.map((m) => withHostedTools(priceOn(call, m), call.hostedTools).amount);
+  return { call, priced, billing, target: aim(model), fallbacks, fallbackCosts, aim };
 }
 
 /** A failed forward releases the reservation, saying why in the usage log, and fails the request. */

@@ -16,6 +16,7 @@ const completion = (upstream: string) => ({ id: "c-1", object: "chat.completion"
 class PerModelProvider implements ChatProvider {
   readonly calls: ProviderCall[] = [];
   readonly failures = new Map<string, unknown>();
+  withoutUsage = false;
   private attempt(call: ProviderCall): void {
     this.calls.push(call);
     const failure = this.failures.get(call.model.id);
@@ -23,7 +24,9 @@ class PerModelProvider implements ChatProvider {
   }
   async complete(call: ProviderCall): Promise<unknown> {
     this.attempt(call);
-    return completion(call.model.upstreamModel);
+    const answer: Record<string, unknown> = completion(call.model.upstreamModel);
+    if (this.withoutUsage) delete answer.usage;
+    return answer;
   }
   async stream(call: ProviderCall): Promise<AsyncIterable<StreamRead>> {
     this.attempt(call);
@@ -114,6 +117,16 @@ describe("a request with fallbacks", () => {
     const admitted = await admitChat(s.ports, s.call({ models: ["gpt-4.1", "gpt-5"], messages, stream: true }));
     const relay = await openStream(s.ports, admitted);
     expect({ tried: s.provider.calls.map((c) => c.model.id), relayed: relay.model.id, billed: relay.billing.reservation.model.id }).toEqual({ tried: ["gpt-4.1", "gpt-5"], relayed: "gpt-5", billed: "gpt-5" });
+  });
+
+  test("an answer without usage after a fallback is charged the serving model's worst case, not the dearest's", async () => {
+    const s = setup();
+    s.provider.failures.set("gpt-5", upstreamFailure(503, "", []));
+    s.provider.withoutUsage = true;
+    const admitted = await admitChat(s.ports, s.call({ models: ["gpt-5", "deepseek-v3.2"], messages, max_tokens: 100 }));
+    await completeChat(s.ports, admitted);
+    const worst = priceRequest({ messages, max_tokens: 100 }, model("deepseek-v3.2"), 200).amount;
+    expect({ charged: s.store.settled.map((x) => x.cost), reserved: admitted.billing.reservation.amount > worst }).toEqual({ charged: [worst], reserved: true });
   });
 
   test("a client that left is not passed to the next candidate", async () => {
