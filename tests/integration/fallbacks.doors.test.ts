@@ -8,6 +8,7 @@ import type { Store } from "../../src/core/ports.ts";
 import { fundedKey } from "../support/accounts.ts";
 import { describeEachDialect } from "../support/databases.ts";
 import { providerEnv, startFakeUpstream, type Behavior } from "../support/fake-upstream.ts";
+import { heldBurst } from "../support/hourly-burst.ts";
 import { scrape } from "../support/metrics.ts";
 import { useGateway } from "../support/server.ts";
 
@@ -138,6 +139,17 @@ describeEachDialect("fallbacks on the three doors", (dialect) => {
     // DeepSeek's chat model takes log probabilities; Llama's API does not document them.
     expect(failing.received.slice(sentBefore.failing).map((r) => r.body.logprobs)).toEqual([true]);
     expect(answering.received.slice(sentBefore.answering).map((r) => "logprobs" in r.body)).toEqual([false]);
+  });
+
+  test("the concurrency rule holds for a request and its fallbacks as one: 3 in flight, the rest 429, none tried", async () => {
+    failing.behave({ status: 503 });
+    const tried = failing.received.length;
+    const { secret, account } = await fundedKey(gateway().store, "2");
+    const burst = await heldBurst(answering, 10, () => post(gateway().url, "chat", secret, bodyFor("chat", FLAKY, false)));
+    expect({ forwarded: burst.forwarded, tried: failing.received.length - tried }).toEqual({ forwarded: 3, tried: 3 });
+    expect(burst.statuses.filter((s) => s !== 200)).toEqual(Array(7).fill(429));
+    const after = (await gateway().store.getAccount(account.id))!;
+    expect([after.reserved, after.inflight]).toEqual([nanos(0), 0] as never);
   });
 
   test("a request without `models` names its model in x-gateway-model", async () => {
