@@ -1,4 +1,5 @@
 import type { NewAuditEvent } from "./accounts/audit.ts";
+import type { ModelAlias } from "./aliases.ts";
 import type { Account, ApiKey, KeyKind } from "./entities.ts";
 import type { Model } from "./catalog.ts";
 import type { Caller } from "./keys/auth.ts";
@@ -21,6 +22,12 @@ export interface ModelStore {
   listModels(options?: { includeDisabled?: boolean }): Promise<Model[]>;
   /** Applies `change` to model `id`; null when there is no such model. */
   updateModel(id: string, change: ModelChange): Promise<Model | null>;
+  /** The operator's aliases, by name. */
+  listAliases(): Promise<ModelAlias[]>;
+  /** Creates the alias, or replaces its models. */
+  saveAlias(alias: ModelAlias, now: number): Promise<void>;
+  /** Removes the alias; false when there was none. */
+  removeAlias(name: string): Promise<boolean>;
 }
 
 export interface HealthStore {

@@ -1,3 +1,4 @@
+import type { ModelAlias } from "../core/aliases.ts";
 import type { Model } from "../core/catalog.ts";
 import type { ModelStore } from "../core/store.ts";
 
@@ -13,25 +14,30 @@ export interface CatalogCache {
   find(id: string): Promise<Model | undefined>;
   /** Every catalog model, enabled or not, in catalog order. */
   list(): Promise<Model[]>;
+  /** The catalog IDs an operator's alias stands for, in order; undefined when `name` is no alias. */
+  alias(name: string): Promise<readonly string[] | undefined>;
+  /** Every alias, by name. */
+  aliases(): Promise<ModelAlias[]>;
 }
 
 /**
- * The model catalog held in memory for the chat path, reloaded when older than
- * `CATALOG_MAX_AGE_MS` by one query however many requests arrive. A copy's age counts from when
- * its query started: an edit committed while the query ran may be missing from it. When a
+ * The model catalog and its aliases held in memory for the chat path, reloaded when older than
+ * `CATALOG_MAX_AGE_MS` by one reload however many requests arrive. A copy's age counts from when
+ * its queries started: an edit committed while they ran may be missing from it. When a
  * reload fails the last good copy is kept.
  */
 export function catalogCache(store: ModelStore, now: () => number): CatalogCache {
   let models: Map<string, Model> | null = null;
+  let aliases = new Map<string, ModelAlias>();
   let loadedAt = 0;
   let loading: Promise<void> | null = null;
 
   const reload = () => {
     const startedAt = now();
-    loading ??= store
-      .listModels({ includeDisabled: true })
-      .then((list) => {
+    loading ??= Promise.all([store.listModels({ includeDisabled: true }), store.listAliases()])
+      .then(([list, named]) => {
         models = new Map(list.map((m) => [m.id, m]));
+        aliases = new Map(named.map((a) => [a.name, a]));
         loadedAt = startedAt;
       })
       .finally(() => {
@@ -50,5 +56,14 @@ export function catalogCache(store: ModelStore, now: () => number): CatalogCache
     // A fresh copy (nearly every request) is answered without an async function's frames.
     find: (id) => (models !== null && now() - loadedAt < CATALOG_MAX_AGE_MS ? Promise.resolve(models.get(id)) : fresh().then((m) => m.get(id))),
     list: async () => [...(await fresh()).values()],
+    // Asked only of a name that is no model (or of none when `models` is sent): a request for a model never waits on it.
+    alias: async (name) => {
+      await fresh();
+      return aliases.get(name)?.models;
+    },
+    aliases: async () => {
+      await fresh();
+      return [...aliases.values()];
+    },
   };
 }

@@ -80,4 +80,16 @@ describeEachDialect("migrations and the model store", (dialect) => {
   test("the ping answers", async () => {
     await store.ping();
   });
+
+  test("aliases are saved in order, replaced by name, listed by name and removed once", async () => {
+    await store.saveAlias({ name: "zeta", models: ["gpt-4.1", "llama-4-scout"] }, 1);
+    await store.saveAlias({ name: "alpha", models: ["kimi-k2.6"] }, 2);
+    await store.saveAlias({ name: "zeta", models: ["llama-4-scout", "gpt-4.1", "gpt-5"] }, 3);
+    expect(await store.listAliases()).toEqual([
+      { name: "alpha", models: ["kimi-k2.6"] },
+      { name: "zeta", models: ["llama-4-scout", "gpt-4.1", "gpt-5"] },
+    ]);
+    expect([await store.removeAlias("alpha"), await store.removeAlias("alpha")]).toEqual([true, false]);
+    expect((await store.listAliases()).map((a) => a.name)).toEqual(["zeta"]);
+  });
 });

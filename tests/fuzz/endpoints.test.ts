@@ -19,6 +19,7 @@ import { signInOperator } from "../support/operator.ts";
 import { PASSWORD, signUpUser, type Browser } from "../support/session.ts";
 import { postMessages } from "../support/messages.ts";
 import { messagesRequest, messagesVerdict } from "./messages-bodies.ts";
+import { modelsField, namesOnlyCatalogModels, withModelsOnly } from "./models-bodies.ts";
 import { isForwardableResponse, responsesRequest } from "./responses-bodies.ts";
 
 // Some thousands of requests per dialect against one process: seconds, not minutes; room for a loaded machine.
@@ -90,6 +91,7 @@ const validChat = fc.record(
       [{ type: "function", function: { name: "lookup", parameters: { type: "object" } } }],
       [{ type: "custom", custom: { name: "run_code" } }],
     ),
+    models: modelsField(anyJson),
     made_up_field: anyJson,
   },
   { requiredKeys: ["model", "messages"] },
@@ -97,10 +99,11 @@ const validChat = fc.record(
 const CHAT_FIELDS = ["model", "messages", "stream", "max_tokens", "max_completion_tokens", "temperature", "top_p",
   "frequency_penalty", "presence_penalty", "stop", "tools", "tool_choice", "response_format", "seed", "n", "logprobs",
   "top_logprobs", "logit_bias", "user", "metadata", "store", "parallel_tool_calls", "reasoning_effort", "verbosity",
-  "service_tier", "modalities", "audio", "prediction", "web_search_options", "stream_options"];
+  "service_tier", "modalities", "audio", "prediction", "web_search_options", "stream_options", "models"];
 /** Valid requests, valid ones with one field (or one message field) replaced by anything, and records of anything. */
 const chatRequest = fc.oneof(
   validChat,
+  fc.tuple(validChat, modelsField(anyJson)).map(([body, models]) => withModelsOnly(body, models)),
   fc.tuple(validChat, fc.constantFrom(...CHAT_FIELDS), anyJson).map(([body, field, value]) => ({ ...body, [field]: value })),
   fc.tuple(validChat, fc.constantFrom("role", "content", "name", "tool_call_id", "tool_calls"), anyJson).map(([body, field, value]) => ({
     ...body,
@@ -112,8 +115,7 @@ const chatRequest = fc.oneof(
 /** The spec's verdict on a body as the gateway receives it: forwardable, or a 400. */
 function isForwardable(wire: string): boolean {
   try {
-    const parsed = parseChatRequest(JSON.parse(wire));
-    return MODEL_IDS.includes(parsed.model);
+    return namesOnlyCatalogModels(parseChatRequest(JSON.parse(wire)));
   } catch {
     return false;
   }

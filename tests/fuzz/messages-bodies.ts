@@ -5,6 +5,7 @@
 import fc from "fast-check";
 import { FALLBACK_CATALOG } from "../../src/core/catalog.ts";
 import { parseMessagesRequest } from "../../src/core/messages/request.ts";
+import { modelsField, namesOnlyCatalogModels, withModelsOnly } from "./models-bodies.ts";
 
 const MODEL_IDS = FALLBACK_CATALOG.map((m) => m.id);
 
@@ -43,11 +44,13 @@ const validMessages = fc.record(
   { requiredKeys: ["model", "max_tokens", "messages"] },
 );
 
-const FIELDS = ["model", "max_tokens", "messages", "system", "stream", "temperature", "top_p", "top_k", "stop_sequences", "tools", "tool_choice", "thinking", "metadata"];
+const FIELDS = ["model", "models", "max_tokens", "messages", "system", "stream", "temperature", "top_p", "top_k", "stop_sequences", "tools", "tool_choice", "thinking", "metadata"];
 
 export const messagesRequest = (anyJson: fc.Arbitrary<unknown>) =>
   fc.oneof(
     validMessages,
+    fc.tuple(validMessages, modelsField(anyJson)).map(([body, models]) => ({ ...body, models })),
+    fc.tuple(validMessages, modelsField(anyJson)).map(([body, models]) => withModelsOnly(body, models)),
     fc.tuple(validMessages, fc.constantFrom(...FIELDS), anyJson).map(([body, field, value]) => ({ ...body, [field]: value })),
     fc.tuple(validMessages, fc.constantFrom("type", "text", "source", "id", "name", "input", "tool_use_id", "thinking"), anyJson).map(([body, field, value]) => ({
       ...body,
@@ -59,9 +62,10 @@ export const messagesRequest = (anyJson: fc.Arbitrary<unknown>) =>
 /** The gateway's verdict: forwarded (200), a `claude-*` model it does not serve (404), or a 400. */
 export function messagesVerdict(wire: string): 200 | 400 | 404 {
   try {
-    const model = parseMessagesRequest(JSON.parse(wire)).model;
-    if (MODEL_IDS.includes(model)) return 200;
-    return model.startsWith("claude") ? 404 : 400;
+    const request = parseMessagesRequest(JSON.parse(wire));
+    if (namesOnlyCatalogModels(request)) return 200;
+    // With fallbacks listed, an unknown name is a 400 naming `models`, Claude's or not.
+    return request.model.startsWith("claude") && request.models === undefined ? 404 : 400;
   } catch {
     return 400;
   }

@@ -4,6 +4,7 @@ import fc from "fast-check";
 import { FALLBACK_CATALOG } from "../../src/core/catalog.ts";
 import { speaksResponses } from "../../src/core/responses/native.ts";
 import { parseResponsesRequest } from "../../src/core/responses/request.ts";
+import { modelsField, namesOnlyCatalogModels, withModelsOnly } from "./models-bodies.ts";
 
 // The fuzzer's provider speaks chat completions only: the translated models are fuzzed here,
 // the native ones in tests/integration/responses.*.test.ts.
@@ -53,11 +54,13 @@ const validResponses = fc.record(
   { requiredKeys: ["model", "input"] },
 );
 
-const FIELDS = ["model", "input", "instructions", "stream", "max_output_tokens", "temperature", "top_p", "tools", "tool_choice", "text", "reasoning", "metadata", "store", "include", "max_tool_calls", "client_metadata"];
+const FIELDS = ["model", "models", "input", "instructions", "stream", "max_output_tokens", "temperature", "top_p", "tools", "tool_choice", "text", "reasoning", "metadata", "store", "include", "max_tool_calls", "client_metadata"];
 
 export const responsesRequest = (anyJson: fc.Arbitrary<unknown>) =>
   fc.oneof(
     validResponses,
+    fc.tuple(validResponses, modelsField(anyJson)).map(([body, models]) => ({ ...body, models })),
+    fc.tuple(validResponses, modelsField(anyJson)).map(([body, models]) => withModelsOnly(body, models)),
     fc.tuple(validResponses, fc.constantFrom(...FIELDS), anyJson).map(([body, field, value]) => ({ ...body, [field]: value })),
     fc.tuple(validResponses, fc.constantFrom("role", "content", "type", "call_id", "output", "input", "namespace", "encrypted_content"), anyJson).map(([body, field, value]) => ({
       ...body,
@@ -78,7 +81,7 @@ export function isForwardableResponse(wire: string): boolean {
   try {
     const request = parseResponsesRequest(JSON.parse(wire));
     const references = Array.isArray(request.input) && request.input.some((item) => item.type === "item_reference");
-    return TRANSLATED_IDS.includes(request.model) && !request.previous_response_id && !references;
+    return TRANSLATED_IDS.includes(request.model) && namesOnlyCatalogModels(request) && !request.previous_response_id && !references;
   } catch {
     return false;
   }

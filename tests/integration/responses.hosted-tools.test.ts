@@ -5,7 +5,7 @@
 import { afterAll, expect, test } from "bun:test";
 import { fundedKey } from "../support/accounts.ts";
 import { describeEachDialect } from "../support/databases.ts";
-import { startFakeResponsesProvider } from "../support/fake-responses.ts";
+import { startFakeResponsesProvider, type Script } from "../support/fake-responses.ts";
 import { costOf, postResponses, responsesEnv } from "../support/responses.ts";
 import { useGateway } from "../support/server.ts";
 
@@ -38,6 +38,16 @@ describeEachDialect("Responses: provider-run tools the operator sells", (dialect
     expect(await settled(account.id)).toEqual({ cost, balance: 5_000_000_000n - cost, reserved: 0n, inflight: 0 } as never);
     // The client is told the same charge.
     expect(text).toContain(`"cost_usd":"${(Number(cost) / 1e9).toFixed(9)}"`);
+  });
+
+  test("a native fallback after a translated first model is sent the sold tool, reserved and charged for its calls", async () => {
+    const { secret, account } = await fundedKey(gateway().store, "5");
+    // The translated first model (DeepSeek's) is overloaded; the native one answers with searches.
+    fake.script(({ path }): Script => (path.endsWith("/responses") ? { searches: 2, text: "Sunny.", usage: { input: 300, output: 20 } } : { status: 503, usage: { input: 0, output: 0 } }));
+    const answer = await postResponses(gateway().url, secret, { models: ["deepseek-v3.2", NATIVE], input: "weather?", tools: [webSearch] });
+    expect({ status: answer.status, served: answer.headers.get("x-gateway-model") }).toEqual({ status: 200, served: NATIVE });
+    expect(fake.received.at(-1)!.body.tools).toEqual([webSearch]);
+    expect((await settled(account.id)).cost).toBe((costOf(NATIVE, 300, 20) + 2n * SEARCH) as never);
   });
 
   test("max_tool_calls bounds the reservation and the charge: never more calls than were allowed", async () => {

@@ -1,4 +1,5 @@
 import type { Command } from "commander";
+import { checkAlias } from "../../core/aliases.ts";
 import type { Model } from "../../core/catalog.ts";
 import { parseModelChange } from "../../core/admin/rules.ts";
 import { isAppError } from "../../core/errors.ts";
@@ -43,7 +44,8 @@ function consoleReprice(body: Record<string, string | null | undefined>): ModelC
 }
 
 export function registerModels(program: Command, output: () => Output): void {
-  const models = program.command("models").description("the model catalog: list, enable, disable, price");
+  const models = program.command("models").description("the model catalog: list, enable, disable, price, alias");
+  registerAliases(models, output);
 
   models
     .command("list")
@@ -78,5 +80,38 @@ export function registerModels(program: Command, output: () => Output): void {
         outputPerMillionUsd: opts.output,
         cachedInputPerMillionUsd: opts.cachedInput === "none" ? null : opts.cachedInput,
       }), "repriced"),
+    );
+}
+
+/** Aliases: one name for a list of models tried in order, for clients that can name only one. */
+function registerAliases(models: Command, output: () => Output): void {
+  models
+    .command("aliases")
+    .description("list the model aliases")
+    .action(async () =>
+      withStore({}, async ({ store }) => {
+        printRecords(output(), await store.listAliases(), { alias: (a) => a.name, models: (a) => a.models.join(",") });
+      }),
+    );
+  models
+    .command("alias <name>")
+    .description("make NAME stand for models tried in order (1 to 5), or change what it stands for")
+    .requiredOption("--to <ids>", "catalog model IDs, comma-separated, in the order to try")
+    .action((name: string, opts: { to: string }) =>
+      withStore({}, async ({ store }) => {
+        const checked = checkAlias(name, opts.to.split(",").map((id) => id.trim()), await store.listModels({ includeDisabled: true }));
+        if ("reason" in checked) throw new CliError(checked.reason);
+        await store.saveAlias(checked.alias, Date.now());
+        printResult(output(), checked.alias, `${name} → ${checked.alias.models.join(", ")}`);
+      }),
+    );
+  models
+    .command("unalias <name>")
+    .description("remove an alias")
+    .action((name: string) =>
+      withStore({}, async ({ store }) => {
+        if (!(await store.removeAlias(name))) throw new CliError(`no alias "${name}" (see: gateway models aliases)`);
+        printResult(output(), { name, removed: true }, `${name} removed`);
+      }),
     );
 }

@@ -25,7 +25,7 @@ export const AUDIT_EVENT_TYPES = [
   "account_deleted",
   "promoted",
   "demoted",
-  // An operator's catalog edit (enable, disable, prices), recorded on the operator's own account.
+  // An operator's catalog edit (enable, disable, prices, aliases), recorded on the operator's own account.
   "model_updated",
   // Organizations: recorded on the organization's account, naming who acted; a transfer also on the person's.
   "org_created",

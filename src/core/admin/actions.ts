@@ -84,7 +84,7 @@ export async function accountDetail(store: AdminPorts["store"], email: string, n
   };
 }
 
-const byOperator = (act: OperatorAct) => `by operator ${act.operator.email}`;
+export const byOperator = (act: OperatorAct) => `by operator ${act.operator.email}`;
 
 /** `POST /admin/accounts/{email}/credits`: a ledger entry of exactly the amount, audited as `credits_granted`. */
 export async function grantCredits(ports: AdminPorts, act: OperatorAct, email: string, grant: Grant) {
@@ -116,9 +116,9 @@ export async function setBanned(ports: AdminPorts, act: OperatorAct, email: stri
   return adminAccountView(updated);
 }
 
-/** `GET /admin/models`: the whole catalog, disabled models included. */
+/** `GET /admin/models`: the whole catalog, disabled models included, and the aliases. */
 export async function catalogList(store: ModelStore) {
-  return { models: (await store.listModels({ includeDisabled: true })).map(catalogModelView) };
+  return { models: (await store.listModels({ includeDisabled: true })).map(catalogModelView), aliases: await store.listAliases() };
 }
 
 /** A catalog change in words, for its audit event: "disabled, output 9.0000 USD/1M". */

@@ -17,6 +17,11 @@ export interface HeldReservation {
   startedAt: number;
   /** Provider-run tools sold per call that the request offered: their calls are charged beside the tokens. */
   hostedTools?: HostedTools;
+  /**
+   * The worst case of the model that serves, when a fallback made it another than the dearest
+   * the reservation was sized for: what an answer without usage is charged.
+   */
+  worstCase?: Nanos;
 }
 
 /** What a request's billing asks of the store: to hold, to charge, to let go. */
@@ -29,9 +34,9 @@ export interface BillingPorts {
   log: ChatLog;
 }
 
-/** What a usage costs at the model's sell prices, and what caching saved; without usage, the whole reservation. */
-export function chargeFor(usage: Usage | null, reservation: Pick<HeldReservation, "model" | "amount" | "hostedTools">): Charge {
-  if (!usage) return { promptTokens: 0, completionTokens: 0, cost: reservation.amount, cachedTokens: 0, saved: ZERO };
+/** What a usage costs at the model's sell prices, and what caching saved; without usage, the serving model's worst case. */
+export function chargeFor(usage: Usage | null, reservation: Pick<HeldReservation, "model" | "amount" | "hostedTools" | "worstCase">): Charge {
+  if (!usage) return { promptTokens: 0, completionTokens: 0, cost: reservation.worstCase ?? reservation.amount, cachedTokens: 0, saved: ZERO };
   const { model } = reservation;
   const tokens = requestCost(usage.prompt_tokens, usage.completion_tokens, model, usage.cached_tokens);
   const cost = reservation.hostedTools ? nanos(tokens + hostedCost(usage.tool_calls, reservation.hostedTools)) : tokens;
@@ -52,14 +57,24 @@ export class BillingSession {
     observer.opened(reservation.model);
   }
 
+  /**
+   * Another candidate is tried (a fallback): its usage is charged at its prices and its ID is
+   * the usage row's `model`. The reservation, sized for the dearest candidate, covers it.
+   */
+  servedBy(model: Model, worstCase: Nanos): void {
+    this.reservation.model = model;
+    this.reservation.worstCase = worstCase;
+  }
+
   /** What `settle(usage)` charges. */
   quote(usage: Usage | null): Charge {
     return chargeFor(usage, this.reservation);
   }
 
   /**
-   * Charges the provider's usage at the model's sell prices. Without usage the whole
-   * reservation is charged: the provider did the work and the client agreed to that ceiling.
+   * Charges the provider's usage at the model's sell prices. Without usage the model's worst
+   * case is charged (the whole reservation, unless a fallback served): the provider did the
+   * work and the client agreed to that ceiling.
    */
   async settle(usage: Usage | null): Promise<Charge> {
     const r = this.reservation;

@@ -2,31 +2,32 @@
 // (reserve it), forward to the provider, then settle the usage or release the reservation.
 // Each step's rules live in the file it names; this one only puts them in order.
 import type { Model } from "../catalog.ts";
-import { AppError, isAppError } from "../errors.ts";
+import { isAppError } from "../errors.ts";
 import type { ReservationPolicy } from "../billing/reservation.ts";
-import { accessRefusal } from "../keys/allowlist.ts";
+import { accessRefusal, modelRefusal } from "../keys/allowlist.ts";
 import { keyRefusal, type Caller } from "../keys/auth.ts";
 import type { Admission } from "../store.ts";
 import { BillingSession, type BillingPorts } from "./billing.ts";
-import { choicesFor, upstreamBody, type UpstreamRequest } from "./families.ts";
+import { allowedFor, candidatesOf, single, type Candidates, type CatalogPorts } from "./candidates.ts";
+import { firstAnswer, type FallbackObserver } from "./fallback.ts";
+import { choicesFor } from "./families.ts";
 import { malformedAnswer } from "./failures.ts";
 import { hostedReserve, type HostedTools } from "./hosted-tools.ts";
-import { nanos } from "../money.ts";
+import { nanos, type Nanos } from "../money.ts";
 import type { ReservationObserver } from "./ports.ts";
-import { priceRequest, type Priced } from "./price.ts";
-import type { ChatProvider, ProviderCall } from "./provider.ts";
+import { dearest, priceRequest, type Priced } from "./price.ts";
+import type { ChatProvider } from "./provider.ts";
 import type { Relay } from "./relay.ts";
 import type { ChatRequest } from "./request.ts";
 import { completionResponse, readCompletion } from "./response.ts";
+import { chatTarget, type Aim, type Target } from "./target.ts";
 
-export interface ChatPorts extends BillingPorts {
+export interface ChatPorts extends BillingPorts, CatalogPorts {
   provider: ChatProvider;
-  /** The catalog as the operator set it (cached for at most a few seconds). */
-  findModel(id: string): Promise<Model | null | undefined>;
 }
 
 /** Told which key the request is made with and which catalog model it resolved to, beside the reservation's life. */
-export interface ChatObserver extends ReservationObserver {
+export interface ChatObserver extends ReservationObserver, FallbackObserver {
   identify(caller: Caller): void;
   resolved(model: Model): void;
 }
@@ -51,24 +52,30 @@ export interface ChatCall {
   chargeWhenGone: boolean;
   /** The client's address, as a key's IP allowlist judges it; asked only for a key that has one. */
   clientIp(): string;
+  /** How a door other than chat completions sends its request to a candidate (else as chat completions). */
+  aim?: Aim;
 }
 
 export interface Admitted {
   call: ChatCall;
-  model: Model;
   priced: Priced;
-  /** What the provider is sent, and the client's fields its family left out. */
-  upstream: UpstreamRequest;
   billing: BillingSession;
+  /** Where the request is sent: its first candidate, then each one tried after it; once answered, the one that served. */
+  target: Target;
+  /** The candidates to try next, in order, should the target fail before answering (`fallback.ts`). */
+  fallbacks: readonly Model[];
+  /** Each fallback's worst case, in the same order. */
+  fallbackCosts: readonly Nanos[];
+  aim: Aim;
 }
 
-/** An enabled catalog model, or the spec's 400 naming what the client asked for. */
-async function resolveModel(ports: ChatPorts, id: string): Promise<Model> {
-  const model = await ports.findModel(id);
-  if (!model || !model.enabled) {
-    throw new AppError("invalid_request_error", `The model \`${id}\` does not exist or is not enabled`);
-  }
-  return model;
+const NO_FALLBACKS: readonly Model[] = [];
+const NO_COSTS: readonly Nanos[] = [];
+
+/** The request's candidates: nearly every request names one enabled model, found in the catalog's copy and nothing more. */
+async function candidatesFor(ports: ChatPorts, request: ChatRequest, bodyBytes: number): Promise<Candidates> {
+  const model = request.models === undefined ? await ports.findModel(request.model) : undefined;
+  return model?.enabled ? single(model) : candidatesOf(ports, request, bodyBytes);
 }
 
 /**
@@ -77,29 +84,63 @@ async function resolveModel(ports: ChatPorts, id: string): Promise<Model> {
  * words any refusal (402, 429).
  * Throws the key's 401 or 403 first, then the 403 of its allowlists.
  */
-async function admit(ports: ChatPorts, call: ChatCall, admission: Admission): Promise<{ caller: Caller; reservationId: string }> {
-  const { found, reservationId } = await ports.store.admitByKey(call.keyHash, admission);
+async function admit(ports: ChatPorts, call: ChatCall, candidates: Candidates): Promise<Held> {
+  const priced = priceOf(call, candidates.models);
+  const { found, reservationId } = await ports.store.admitByKey(call.keyHash, admissionOf(call, candidates, priced));
   // A key with allowlists is never held for in the same round trip (`isRestricted`): what it may
-  // do is judged here, before anything is reserved.
-  const refusal = keyRefusal(found, call.startedAt) ?? accessRefusal((found as Caller).key, admission.model, call.clientIp);
-  if (refusal) {
+  // do is judged here, before anything is reserved. Fallbacks are only ever to models it may use.
+  const refusal = keyRefusal(found, call.startedAt) ?? accessRefusal((found as Caller).key, null, call.clientIp);
+  const allowed = refusal ? null : allowedFor(candidates, (found as Caller).key);
+  const refused = refusal ?? (allowed ? null : modelRefusal(candidates.requested));
+  if (refused) {
     // The store holds only for a key that may be used, judging the account by its row as
     // locked and this by the row as first read: an account unbanned in between is held for
     // and refused here. The hold goes back.
     if (reservationId) {
-      const release = { reservationId, reason: refusal.message, latencyMs: ports.now() - call.startedAt, now: ports.now() };
+      const release = { reservationId, reason: refused.message, latencyMs: ports.now() - call.startedAt, now: ports.now() };
       // Not released now, the hold is the sweeper's when its lease runs out; the client is told the refusal all the same.
       await ports.store.release(release).catch((error: unknown) => ports.log.warn("releasing a refused key's hold failed", { reservationId, error }));
     }
-    throw refusal;
+    throw refused;
   }
   const caller = found as Caller;
   call.observer.identify(caller);
-  if (reservationId) return { caller, reservationId };
-  const outcome = await ports.store.reserve({ ...admission, account: caller.account, key: caller.key });
+  if (reservationId) return { caller, reservationId, candidates, priced };
+  // Fewer candidates than were priced: the reservation covers the dearest of those left.
+  const held = allowed === candidates ? { candidates, priced } : { candidates: allowed!, priced: priceOf(call, allowed!.models) };
+  const outcome = await ports.store.reserve({ ...admissionOf(call, held.candidates, held.priced), account: caller.account, key: caller.key });
   if (!outcome.ok) throw outcome.error;
-  return { caller, reservationId: outcome.reservationId };
+  return { caller, reservationId: outcome.reservationId, ...held };
 }
+
+/** What admission holds for: the key, the reservation, and the candidates the key may use with their price. */
+interface Held {
+  caller: Caller;
+  reservationId: string;
+  candidates: Candidates;
+  priced: Priced;
+}
+
+/**
+ * The worst case of the request on any of its candidates: each of the `n` choices may run to
+ * the ceiling, and sold tools' calls are reserved beside the tokens.
+ */
+function priceOf(call: ChatCall, models: readonly Model[]): Priced {
+  const priced = models.length === 1 ? priceOn(call, models[0]!) : dearest(models.map((model) => priceOn(call, model)));
+  return withHostedTools(priced, call.hostedTools);
+}
+
+const priceOn = (call: ChatCall, model: Model): Priced => priceRequest(call.request, model, call.bodyBytes, choicesFor(call.request, model));
+
+const admissionOf = (call: ChatCall, candidates: Candidates, priced: Priced): Admission => ({
+  model: candidates.models[0]!.id,
+  requestedModel: candidates.requested,
+  amount: priced.amount,
+  costOf: priced.costOf,
+  policy: call.policy,
+  leaseMs: call.leaseMs,
+  now: call.startedAt,
+});
 
 /** The price with the sold tools' calls reserved beside the tokens, whatever the ceiling. */
 function withHostedTools(priced: Priced, tools: HostedTools | undefined): Priced {
@@ -110,35 +151,25 @@ function withHostedTools(priced: Priced, tools: HostedTools | undefined): Priced
 
 /** Prices the request and reserves its worst case; throws the refusal (401, 403, 402, 429) when it cannot. */
 export async function admitChat(ports: ChatPorts, call: ChatCall): Promise<Admitted> {
-  const model = await resolveModel(ports, call.request.model);
-  call.observer.resolved(model);
-  // Each of the `n` choices may run to the ceiling: the reservation covers them all.
-  const priced = withHostedTools(priceRequest(call.request, model, call.bodyBytes, choicesFor(call.request, model)), call.hostedTools);
-  const { caller, reservationId } = await admit(ports, call, {
-    model: model.id,
-    requestedModel: call.request.model,
-    amount: priced.amount,
-    costOf: priced.costOf,
-    policy: call.policy,
-    leaseMs: call.leaseMs,
-    now: call.startedAt,
-  });
+  const asked = await candidatesFor(ports, call.request, call.bodyBytes);
+  call.observer.resolved(asked.models[0]!);
+  const { caller, reservationId, candidates, priced } = await admit(ports, call, asked);
+  const [model, ...fallbacks] = candidates.models as [Model, ...Model[]];
   const billing = new BillingSession(ports, {
     id: reservationId,
     accountId: caller.account.id,
     keyId: caller.key.id,
     model,
-    requestedModel: call.request.model,
+    requestedModel: candidates.requested,
     amount: priced.amount,
     startedAt: call.startedAt,
     hostedTools: call.hostedTools,
   }, call.observer);
-  return { call, model, priced, upstream: upstreamBody(call.request, model, priced.ceiling), billing };
+  const aim = call.aim ?? ((m: Model) => chatTarget(call.request, m, ports.provider));
+  if (fallbacks.length === 0) return { call, priced, billing, target: aim(model), fallbacks: NO_FALLBACKS, fallbackCosts: NO_COSTS, aim };
+  const fallbackCosts = fallbacks.map((m) => withHostedTools(priceOn(call, m), call.hostedTools).amount);
+  return { call, priced, billing, target: aim(model), fallbacks, fallbackCosts, aim };
 }
-
-const providerCall = (admitted: Admitted): ProviderCall => ({
-  model: admitted.model, body: admitted.upstream.body, signal: admitted.call.signal, controller: admitted.call.controller,
-});
 
 /** A failed forward releases the reservation, saying why in the usage log, and fails the request. */
 async function failed(admitted: Admitted, error: unknown): Promise<never> {
@@ -150,11 +181,12 @@ async function failed(admitted: Admitted, error: unknown): Promise<never> {
 /** Forwards a non-streamed request, charges its usage and answers the client's response body. */
 export async function completeChat(ports: ChatPorts, admitted: Admitted): Promise<Record<string, unknown>> {
   try {
-    const answer = await ports.provider.complete(providerCall(admitted));
-    const completion = readCompletion(answer, admitted.model);
+    const answer = await firstAnswer(admitted, (target, call) => target.provider.complete(call));
+    const { model } = admitted.target;
+    const completion = readCompletion(answer, model);
     if (!completion) throw malformedAnswer();
     const charge = await admitted.billing.settle(completion.usage);
-    return completionResponse(completion, admitted.model, charge.cost, ports.now());
+    return completionResponse(completion, model, charge.cost, ports.now());
   } catch (error) {
     return failed(admitted, error);
   }
@@ -163,10 +195,10 @@ export async function completeChat(ports: ChatPorts, admitted: Admitted): Promis
 /** Forwards a streamed request; once the provider has answered, what `relayStream` needs to relay it. */
 export async function openStream(ports: ChatPorts, admitted: Admitted): Promise<Relay> {
   try {
-    const events = await ports.provider.stream(providerCall(admitted));
+    const events = await firstAnswer(admitted, (target, call) => target.provider.stream(call));
     const { observer, chargeWhenGone, request } = admitted.call;
     const usageChunk = request.stream_options?.include_usage === true;
-    return { events, model: admitted.model, billing: admitted.billing, log: ports.log, observer, chargeWhenGone, usageChunk };
+    return { events, model: admitted.target.model, billing: admitted.billing, log: ports.log, observer, chargeWhenGone, usageChunk };
   } catch (error) {
     return failed(admitted, error);
   }

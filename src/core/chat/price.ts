@@ -21,6 +21,16 @@ export function estimatePromptTokens(bodyBytes: number, messageCount: number): n
   return bodyBytes + PER_MESSAGE_OVERHEAD * messageCount + REPLY_PRIMING;
 }
 
+/**
+ * English text and code average about four bytes of UTF-8 per token in the providers' BPE
+ * vocabularies: a near estimate of a prompt, where the reservation's bound above would be too high.
+ */
+export const BYTES_PER_TYPICAL_TOKEN = 4;
+
+/** A near estimate of a request's prompt tokens (for a context window), from its body's size. */
+export const typicalPromptTokens = (bodyBytes: number, messageCount: number): number =>
+  Math.ceil(bodyBytes / BYTES_PER_TYPICAL_TOKEN) + PER_MESSAGE_OVERHEAD * messageCount;
+
 /** The completion-token ceiling: what the client allows, never above what the model allows. */
 export function outputCeiling(request: Pick<ChatRequest, "max_tokens" | "max_completion_tokens">, model: Model): number {
   const asked = [request.max_tokens, request.max_completion_tokens].filter((n): n is number => n !== undefined);
@@ -47,4 +57,15 @@ export function priceRequest(
   const promptTokens = estimatePromptTokens(bodyBytes, request.messages.length);
   const costOf = (c: number) => requestCost(promptTokens, c * choices, model);
   return { ceiling, amount: costOf(ceiling), costOf };
+}
+
+/**
+ * The price of the dearest of several candidates (each already priced): the one reservation a
+ * request with fallbacks holds covers whichever of them answers.
+ */
+export function dearest(prices: readonly Priced[]): Priced {
+  if (prices.length === 1) return prices[0]!;
+  const top = prices.reduce((a, b) => (b.amount > a.amount ? b : a));
+  const costOf = (c: number) => prices.reduce((most, p) => { const cost = p.costOf(c); return cost > most ? cost : most; }, prices[0]!.costOf(c));
+  return { ceiling: top.ceiling, amount: top.amount, costOf };
 }

@@ -1,6 +1,7 @@
 import { type Static, Type as T } from "@sinclair/typebox";
 import { TypeCompiler } from "@sinclair/typebox/compiler";
 import { AppError } from "../errors.ts";
+import { MODELS_RULE, ModelsField, withModels } from "./models-field.ts";
 import { FORWARDABLE_PARAMS, OPENAI_PARAMS, openAiParamProperties } from "./params.ts";
 
 // The spec's chat request and message tables as a TypeBox schema, with OpenAI's other documented
@@ -53,6 +54,7 @@ const ResponseFormat = T.Union([
 
 const ChatRequestSchema = T.Object({
   model: T.String({ minLength: 1, maxLength: 128 }),
+  models: ModelsField,
   messages: T.Array(Message, { minItems: 1, maxItems: 100 }),
   stream: T.Optional(T.Boolean()),
   max_tokens: T.Optional(MAX_TOKENS),
@@ -89,10 +91,11 @@ const utf8Length = (value: unknown): number => Buffer.byteLength(JSON.stringify(
  * Checks a parsed body against the spec's request rules and returns it typed, or throws a 400
  * `invalid_request_error` whose message names the offending field.
  */
-export function parseChatRequest(body: unknown): ChatRequest {
-  if (typeof body !== "object" || body === null || Array.isArray(body)) {
+export function parseChatRequest(value: unknown): ChatRequest {
+  if (typeof value !== "object" || value === null || Array.isArray(value)) {
     throw new AppError("invalid_request_error", "Request body must be a JSON object");
   }
+  const body = withModels(value as Record<string, unknown>);
   if (!compiled.Check(body)) {
     const pointer = compiled.Errors(body).First()?.path ?? "";
     throw new AppError("invalid_request_error", `Invalid request: ${describe(body as Record<string, unknown>, pointer)}`);
@@ -111,6 +114,7 @@ export function parseChatRequest(body: unknown): ChatRequest {
 
 const RULES: Record<string, string> = {
   model: "must be a non-empty string of at most 128 characters",
+  models: MODELS_RULE,
   messages: "must be an array of 1 to 100 message objects",
   stream: "must be a boolean",
   max_tokens: "must be an integer from 1 to 200000",

@@ -94,8 +94,9 @@ export function accessRefusal(key: Pick<ApiKey, "allowedModels" | "allowedIps">,
   if (key.allowedIps !== null && !addressAllowed(clientIp(), key.allowedIps)) {
     return new AppError("permission_error", "This API key may not be used from this IP address");
   }
-  if (model !== null && key.allowedModels !== null && !key.allowedModels.includes(model)) {
-    return new AppError("permission_error", `This API key may not use the model \`${model}\``);
-  }
+  if (model !== null && key.allowedModels !== null && !key.allowedModels.includes(model)) return modelRefusal(model);
   return null;
 }
+
+/** The 403 for a model (or alias) the key's allowlist does not name. */
+export const modelRefusal = (model: string) => new AppError("permission_error", `This API key may not use the model \`${model}\``);

@@ -17,7 +17,9 @@ const objectOr = (value: unknown): Fields => (typeof value === "object" && value
 
 /** The native body: the client's request as it came, for the provider's model, within the ceiling. */
 export function nativeBody(request: MessagesRequest, model: Model, ceiling: number): UpstreamRequest {
-  return { body: { ...request, model: model.upstreamModel, max_tokens: ceiling }, dropped: [] };
+  // `models` is the gateway's (its fallbacks), never the provider's.
+  const { models: _fallbacks, ...body } = request;
+  return { body: { ...body, model: model.upstreamModel, max_tokens: ceiling }, dropped: [] };
 }
 
 /** A native Message wrapped as a chat completion: its usage in chat's names, the Message beside it. */

@@ -4,6 +4,7 @@
 // and usage log as chat.
 import type { Model, Provider } from "../catalog.ts";
 import { admitChat, completeChat, type Admitted, type ChatCall, type ChatPorts } from "../chat/pipeline.ts";
+import { chatTarget, type Target } from "../chat/target.ts";
 import { AppError } from "../errors.ts";
 import type { ReasoningSeal } from "../reasoning-seal.ts";
 import { nativeBody, nativeProvider } from "./native.ts";
@@ -19,10 +20,8 @@ export interface MessagesCall extends Omit<ChatCall, "request"> {
 }
 
 interface AdmittedMessage {
-  /** The chat pipeline's ports, with the provider speaking Anthropic's API when forwarded natively. */
   ports: ChatPorts;
   admitted: Admitted;
-  native: boolean;
   seal: ReasoningSeal;
 }
 
@@ -36,37 +35,44 @@ const MESSAGES_NAME: Record<string, string> = {
 
 /**
  * The catalog model a Messages request names. Claude Code asks for Anthropic's own models by
- * default: a `claude-*` name that the catalog does not serve is Anthropic's 404, so that the
- * client says "model not found" rather than "invalid request". Other unknown names are the chat
- * pipeline's 400.
+ * default: a `claude-*` name that the catalog does not serve (and no alias stands for) is
+ * Anthropic's 404, so that the client says "model not found" rather than "invalid request".
+ * Other unknown names are the chat pipeline's 400.
  */
-async function requestedModel(ports: ChatPorts, id: string): Promise<Model | null> {
-  const model = await ports.findModel(id);
+async function requestedModel(ports: ChatPorts, request: MessagesRequest): Promise<Model | null> {
+  const model = await ports.findModel(request.model);
   if (model?.enabled) return model;
-  if (id.startsWith("claude")) throw new AppError("not_found", `The model \`${id}\` does not exist or is not enabled`);
+  if (request.model.startsWith("claude") && request.models === undefined && (await ports.findAlias(request.model)) === undefined) {
+    throw new AppError("not_found", `The model \`${request.model}\` does not exist or is not enabled`);
+  }
   return null;
 }
 
 /**
- * Prices and reserves a Messages request as the chat request it amounts to; for a provider
- * with an Anthropic API, what is forwarded is the client's own body.
+ * Prices and reserves a Messages request as the chat request it amounts to. Each candidate whose
+ * provider has an Anthropic API is sent the client's own body, the others the chat request made
+ * for their provider.
  */
 export async function admitMessage(ports: ChatPorts, call: MessagesCall, request: MessagesRequest): Promise<AdmittedMessage> {
-  const model = await requestedModel(ports, request.model);
-  const native = model !== null && call.native.has(model.provider);
-  const translation = toChatRequest(request, model?.provider ?? "openai", call.seal);
-  const admitted = await admitChat(ports, { ...call, request: translation.request });
-  if (!native) {
-    // Translated: the chat body is sent, and what was left out is named as the client named it.
-    const dropped = [...translation.dropped, ...admitted.upstream.dropped.map((name) => MESSAGES_NAME[name] ?? name)];
-    return { ports, admitted: { ...admitted, upstream: { ...admitted.upstream, dropped } }, native, seal: call.seal };
-  }
-  const upstream = nativeBody(request, admitted.model, admitted.priced.ceiling);
-  return { ports: { ...ports, provider: nativeProvider(ports.provider) }, admitted: { ...admitted, upstream }, native, seal: call.seal };
+  const first = await requestedModel(ports, request);
+  const translation = toChatRequest(request, first?.provider ?? "openai", call.seal);
+  const aim = (model: Model): Target => {
+    const chat = model.provider === first?.provider ? translation : toChatRequest(request, model.provider, call.seal);
+    const target = chatTarget(chat.request, model, ports.provider);
+    if (!call.native.has(model.provider)) {
+      // Translated: the chat body is sent, and what was left out is named as the client named it.
+      const dropped = [...chat.dropped, ...target.upstream.dropped.map((name) => MESSAGES_NAME[name] ?? name)];
+      return { ...target, upstream: { ...target.upstream, dropped } };
+    }
+    return { ...target, upstream: nativeBody(request, model, target.ceiling), provider: nativeProvider(ports.provider), native: true };
+  };
+  const admitted = await admitChat(ports, { ...call, request: translation.request, aim });
+  return { ports, admitted, seal: call.seal };
 }
 
-/** Forwards a non-streamed request, charges its usage and answers the Message. */
-export async function completeMessage({ ports, admitted, native, seal }: AdmittedMessage): Promise<Record<string, unknown>> {
+/** Forwards a non-streamed request, charges its usage and answers the Message, from the model that served it. */
+export async function completeMessage({ ports, admitted, seal }: AdmittedMessage): Promise<Record<string, unknown>> {
   const answer = await completeChat(ports, admitted);
-  return native ? fromNative(answer.message as Record<string, unknown>, admitted.model.id, answer.usage) : fromCompletion(answer, admitted.model.id, seal);
+  const { model, native } = admitted.target;
+  return native ? fromNative(answer.message as Record<string, unknown>, model.id, answer.usage) : fromCompletion(answer, model.id, seal);
 }

@@ -3,6 +3,7 @@
 // (`role: "system"` messages, adaptive thinking, `output_config`, `context_management`, tool
 // fields such as `defer_loading`), and block types Anthropic adds later let through. A field
 // or block the target cannot take is left out later, never refused here.
+import { MODELS_RULE, ModelsField, withModels } from "../chat/models-field.ts";
 import { type Static, Type as T } from "@sinclair/typebox";
 import { TypeCompiler } from "@sinclair/typebox/compiler";
 import { AppError } from "../errors.ts";
@@ -37,6 +38,7 @@ const Thinking = T.Union([
 
 const MessagesRequestSchema = T.Object({
   model: T.String({ minLength: 1, maxLength: 128 }),
+  models: ModelsField,
   max_tokens: T.Integer({ minimum: 1, maximum: 200_000 }),
   messages: T.Array(Message, { minItems: 1, maxItems: 10_000 }),
   system: T.Optional(T.Union([text, T.Array(Block, { maxItems: 100 })])),
@@ -59,6 +61,7 @@ export type ContentBlock = Record<string, unknown> & { type: string };
 
 const RULES: Record<string, string> = {
   model: "must be a non-empty string of at most 128 characters",
+  models: MODELS_RULE,
   max_tokens: "must be an integer from 1 to 200000",
   messages: "must be an array of 1 to 10000 messages",
   system: "must be a string or an array of text blocks",
@@ -114,8 +117,9 @@ function checkBlocks(blocks: readonly ContentBlock[], at: string): void {
  * A parsed body checked against the Messages API's rules and typed, or a 400
  * `invalid_request_error` naming the field (nothing has been reserved yet).
  */
-export function parseMessagesRequest(body: unknown): MessagesRequest {
-  if (typeof body !== "object" || body === null || Array.isArray(body)) throw invalid("Request body must be a JSON object");
+export function parseMessagesRequest(value: unknown): MessagesRequest {
+  if (typeof value !== "object" || value === null || Array.isArray(value)) throw invalid("Request body must be a JSON object");
+  const body = withModels(value as Record<string, unknown>);
   if (!compiled.Check(body)) throw invalid(describe(body as Record<string, unknown>, compiled.Errors(body).First()?.path ?? ""));
   const request = body as MessagesRequest;
   request.messages.forEach((message, index) => {

@@ -154,6 +154,7 @@ export function toChatRequest(request: MessagesRequest, provider: Provider, seal
   if ((request.stop_sequences?.length ?? 0) > 4) dropped.add("stop_sequences");
   const chat = defined({
     model: request.model,
+    models: request.models,
     messages,
     stream: request.stream,
     max_tokens: request.max_tokens,

@@ -1,6 +1,7 @@
 // OpenAI's Responses API request (platform.openai.com/docs/api-reference/responses/create), the
 // part the gateway serves (its state kept by stored.ts), as a TypeBox schema with limits analogous to the chat
 // request's (docs/decisions.md, "Responses API"). Unknown fields are allowed and not forwarded.
+import { MODELS_RULE, ModelsField, withModels } from "../chat/models-field.ts";
 import { type Static, Type as T } from "@sinclair/typebox";
 import { TypeCompiler } from "@sinclair/typebox/compiler";
 import { AppError } from "../errors.ts";
@@ -60,6 +61,7 @@ const MAX_INPUT_ITEMS = 10_000;
 
 const ResponsesRequestSchema = T.Object({
   model: T.String({ minLength: 1, maxLength: 128 }),
+  models: ModelsField,
   input: T.Union([text, T.Array(Item, { minItems: 1, maxItems: MAX_INPUT_ITEMS })]),
   instructions: T.Optional(T.Union([text, T.Null()])),
   tools: T.Optional(T.Array(T.Object({ type: T.String({ minLength: 1, maxLength: 64 }) }), { maxItems: 512 })),
@@ -87,6 +89,7 @@ export type InputItem = Static<typeof Item>;
 
 const RULES: Record<string, string> = {
   model: "must be a non-empty string of at most 128 characters",
+  models: MODELS_RULE,
   input: `must be a string of at most ${TEXT_LIMIT} characters or an array of 1 to ${MAX_INPUT_ITEMS} items`,
   previous_response_id: "must be a response id (a string of at most 256 characters)",
   instructions: `must be a string of at most ${TEXT_LIMIT} characters`,
@@ -137,8 +140,9 @@ function refuseUnoffered(body: ResponsesRequest & { background?: unknown; conver
  * Checks a parsed body against the Responses rules the gateway serves and returns it typed, or
  * throws a 400 `invalid_request_error` naming the offending field or the unsupported feature.
  */
-export function parseResponsesRequest(body: unknown): ResponsesRequest {
-  if (typeof body !== "object" || body === null || Array.isArray(body)) throw invalid("Request body must be a JSON object");
+export function parseResponsesRequest(value: unknown): ResponsesRequest {
+  if (typeof value !== "object" || value === null || Array.isArray(value)) throw invalid("Request body must be a JSON object");
+  const body = withModels(value as Record<string, unknown>);
   const fields = body as Record<string, unknown>;
   if (!compiled.Check(body)) {
     throw invalid(`Invalid request: ${describe(fields, compiled.Errors(body).First()?.path ?? "")}`);

@@ -106,6 +106,7 @@ export function toChatRequest(request: ResponsesRequest, seal: ReasoningSeal): C
   if (tools.length === 0 && request.tool_choice != null && request.tools !== undefined) dropped.add("tool_choice");
   const chat = defined({
     model: request.model,
+    models: request.models,
     messages,
     stream: request.stream ?? undefined,
     max_completion_tokens: request.max_output_tokens,

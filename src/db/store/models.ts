@@ -1,8 +1,12 @@
+import { asc, eq } from "drizzle-orm";
+import type { ModelAlias } from "../../core/aliases.ts";
 import type { Category, Model, Provider } from "../../core/catalog.ts";
 import { nanos } from "../../core/money.ts";
 import type { ModelChange, ModelStore } from "../../core/store.ts";
 import type { Database } from "../database.ts";
-import { first, int, rows, type Row, type Work } from "../sql.ts";
+import { modelAliases } from "../schema/sqlite.ts";
+import { exec, first, int, rows, type Row, type Work } from "../sql.ts";
+import { build, query, records } from "../typed.ts";
 
 const COLUMNS = `id, display_name, provider, category, context_window, input_nanos_per_mtok, output_nanos_per_mtok,
   cached_input_nanos_per_mtok, upstream_model, max_output_tokens, use_case_hint, speed_badge, enabled`;
@@ -46,7 +50,28 @@ export function* updateModel(id: string, change: ModelChange): Work<Model | null
   return updated ? toModel(updated) : null;
 }
 
+function* listAliases(): Work<ModelAlias[]> {
+  const found = yield* records(modelAliases, build.select().from(modelAliases).orderBy(asc(modelAliases.name)));
+  return found.map((row) => ({ name: row.name, models: row.models.split(",") }));
+}
+
+// Written by hand: drizzle's SQLite builder names the conflict target with its table, which Postgres refuses.
+function* saveAlias(alias: ModelAlias, now: number): Work<void> {
+  yield* exec(
+    "INSERT INTO model_aliases (name, models, created_at) VALUES (?, ?, ?) ON CONFLICT (name) DO UPDATE SET models = excluded.models",
+    alias.name, alias.models.join(","), now,
+  );
+}
+
+function* removeAlias(name: string): Work<boolean> {
+  const removed = yield* query(build.delete(modelAliases).where(eq(modelAliases.name, name)).returning({ name: modelAliases.name }));
+  return removed.length > 0;
+}
+
 export const modelStore = (db: Database): ModelStore => ({
   listModels: (options = {}) => db.run(listModels(options.includeDisabled ?? false)),
   updateModel: (id, change) => db.transaction(updateModel(id, change)),
+  listAliases: () => db.run(listAliases()),
+  saveAlias: (alias, now) => db.transaction(saveAlias(alias, now)),
+  removeAlias: (name) => db.transaction(removeAlias(name)),
 });

@@ -3,6 +3,7 @@
 // relayed under the disconnect policy, and failures rendered in the door's error shape.
 import type { Config } from "../../config.ts";
 import { openStream, type Admitted, type ChatCall, type ChatPorts } from "../../core/chat/pipeline.ts";
+import type { Target } from "../../core/chat/target.ts";
 import { CLIENT_LEFT, relayStream, type Relay, type StreamSink } from "../../core/chat/relay.ts";
 import type { ChatProvider } from "../../core/chat/provider.ts";
 import { AppError, isAppError } from "../../core/errors.ts";
@@ -49,9 +50,19 @@ export const openAiDoor = (bodyLimit: number): Door => ({
   renderError: (error, _requestId, headers) => chatError(error, headers),
 });
 
-/** Names the client's fields that the model's family left out, when there are any. */
-export const droppedHeader = (admitted: Pick<Admitted, "upstream">): Record<string, string> =>
-  admitted.upstream.dropped.length > 0 ? { "x-gateway-dropped-params": admitted.upstream.dropped.join(",") } : {};
+/**
+ * Names the model that served the request (a fallback's, when the first failed), and the
+ * client's fields that its family left out, when there are any.
+ */
+export const answerHeaders = ({ model, upstream }: Pick<Target, "model" | "upstream">): Record<string, string> =>
+  upstream.dropped.length > 0 ? { "x-gateway-model": model.id, "x-gateway-dropped-params": upstream.dropped.join(",") } : { "x-gateway-model": model.id };
+
+/** The candidate whose provider answered a stream, as a door's events name it. */
+export interface Served {
+  model: string;
+  /** Answered in the door's own API rather than as chat chunks. */
+  native: boolean;
+}
 
 // Declared out here: a default parameter's function would hold the call's parameters (the
 // admitted request among them) for as long as the stream.
@@ -67,12 +78,13 @@ export async function streamed(
   client: { upstream: AbortController; detach(): void },
   record: RequestRecord,
   /** How the client's events are written: chat chunks as they are unless another API's front door rewrites them. */
-  sinkFor: (sink: StreamSink) => StreamSink = chatChunks,
+  sinkFor: (sink: StreamSink, served: Served) => StreamSink = chatChunks,
 ): Promise<Response> {
   const relay = await openStream(ports, admitted);
   // From here on a client that leaves is handled below, by the policy.
   if (relay.chargeWhenGone) client.detach();
-  return sseResponse(streamEnds(relay, client.upstream, record, sinkFor), droppedHeader(admitted));
+  const served = { model: relay.model.id, native: admitted.target.native };
+  return sseResponse(streamEnds(relay, served, client.upstream, record, sinkFor), answerHeaders(admitted.target));
 }
 
 /**
@@ -80,12 +92,12 @@ export async function streamed(
  * which live as long as the stream, hold only the relay and not the admitted request (its
  * prompt, parsed and as sent), which the provider already has.
  */
-function streamEnds(relay: Relay, upstream: AbortController, record: RequestRecord, sinkFor: (sink: StreamSink) => StreamSink) {
+function streamEnds(relay: Relay, served: Served, upstream: AbortController, record: RequestRecord, sinkFor: (sink: StreamSink, served: Served) => StreamSink) {
   return {
     // The relay writes its own failures to the client; what escapes it (a front door's
     // rewriting failing, say) ends the stream here rather than erroring the response.
     relay: async (sink: StreamSink) => {
-      const door = sinkFor(sink);
+      const door = sinkFor(sink, served);
       try {
         await relayStream(relay, door);
         await door.finished?.();
@@ -137,6 +149,7 @@ export async function pipelineRequest(
     store: guardedBilling(deps.store, { leases, log, now }, deadlineMs),
     provider: deps.provider,
     findModel: (id) => guarded(deps.catalog.find(id), log, deadlineMs),
+    findAlias: (name) => guarded(deps.catalog.alias(name), log, deadlineMs),
     leases,
     now,
     log,

@@ -68,6 +68,11 @@ export class Metrics {
     "Requests sent to a provider, by provider, key (its position in <P>_API_KEY, never the key) and outcome: ok, rejected (400/422), refused (401/403), throttled (429), failed (5xx), unreachable",
     ["provider", "key", "outcome"], this.registry,
   );
+  private readonly fallbacks = new CounterFamily(
+    "gateway_fallbacks_total",
+    "Chat requests passed from one candidate model to the next before answering, by the model given up, the one tried next and why (unreachable, timeout, rate_limited, server_error, context_length)",
+    ["from", "to", "reason"], this.registry,
+  );
   private readonly estimatorFallbacks = new CounterFamily(
     "gateway_estimator_fallbacks_total",
     "Estimator answers given by the deterministic estimate because ESTIMATOR_MODEL was unavailable or failed",
@@ -131,6 +136,10 @@ export class Metrics {
 
   providerAttempt(provider: Provider, keyIndex: number | null, outcome: string): void {
     this.providerAttempts.series(provider, keyIndex === null ? "none" : String(keyIndex), outcome).inc();
+  }
+
+  fallback(from: string, to: string, reason: string): void {
+    this.fallbacks.series(from, to, reason).inc();
   }
 
   estimatorFallback(): void {

@@ -1,4 +1,5 @@
 import type { Model } from "../../core/catalog.ts";
+import type { FallbackReason } from "../../core/chat/failures.ts";
 import type { ChatObserver } from "../../core/chat/pipeline.ts";
 import type { Charge } from "../../core/chat/ports.ts";
 import type { Logger } from "../log.ts";
@@ -23,7 +24,7 @@ export class RequestRecord implements ChatObserver {
   private status = 0;
   accountId: string | undefined;
   keyPrefix: string | undefined;
-  /** The catalog model the request was resolved to; never the raw `model` a client sent. */
+  /** The catalog model the request was resolved to (after a fallback, the one tried since); never the raw `model` a client sent. */
   model: Model | undefined;
   private upstream: { model: Model; startedAt: number; seconds?: number } | undefined;
   private billing: "charged" | "released" | undefined;
@@ -61,6 +62,13 @@ export class RequestRecord implements ChatObserver {
     }
     this.billing = charge ? "charged" : "released";
     this.oneLess();
+  }
+
+  /** A candidate failed before answering and the next is tried: the request is now the next one's. */
+  fellBack(from: Model, to: Model, reason: FallbackReason): void {
+    this.sinks.metrics.fallback(from.id, to.id, reason);
+    this.model = to;
+    if (this.upstream) this.upstream.model = to;
   }
 
   /** The client left before its stream ended. */

@@ -5,6 +5,7 @@ import {
 } from "../../core/admin/actions.ts";
 import { adminStats, parseStatsDays } from "../../core/admin/stats.ts";
 import { refundAsOperator } from "../../core/admin/purchases.ts";
+import { removeAliasAsOperator, saveAliasAsOperator } from "../../core/admin/aliases.ts";
 import { stripeClient, stripeRefunds } from "../payments/stripe.ts";
 import { parseAuditPage } from "../../core/accounts/audit.ts";
 import type { AppDeps } from "../deps.ts";
@@ -38,6 +39,7 @@ export const adminRoutes = (deps: AppDeps) => {
     .all("/admin/stats", methodNotAllowed(plainError, "GET"))
     .all("/admin/models", methodNotAllowed(plainError, "GET"))
     .all("/admin/models/:id", methodNotAllowed(plainError, "PATCH"))
+    .all("/admin/aliases/:name", methodNotAllowed(plainError, "PUT, DELETE"))
     .all("/admin/audit", methodNotAllowed(plainError, "GET"))
     .all("/admin/purchases/:id/refund", methodNotAllowed(plainError, "POST"))
     .use(sessionPlugin(deps))
@@ -79,5 +81,11 @@ export const adminRoutes = (deps: AppDeps) => {
       const by = act(session, request, server);
       const change = parseModelChange(await readObjectBody(request));
       return json(await editModel(ports, by, params.id, change));
-    });
+    })
+    .put("/admin/aliases/:name", async ({ session, params, request, server }) => {
+      const by = act(session, request, server);
+      return json(await saveAliasAsOperator(ports, by, params.name, await readObjectBody(request)));
+    })
+    .delete("/admin/aliases/:name", async ({ session, params, request, server }) =>
+      json(await removeAliasAsOperator(ports, act(session, request, server), params.name)));
 };

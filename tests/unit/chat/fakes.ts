@@ -110,7 +110,8 @@ export type ObserverCall =
   | ["resolved", string]
   | ["opened", string]
   | ["closed", Charge | null]
-  | ["providerFailed"];
+  | ["providerFailed"]
+  | ["fellBack", string, string, string];
 
 /** Records the observer's calls in order, models by ID. */
 export class FakeObserver implements ChatObserver {
@@ -129,6 +130,9 @@ export class FakeObserver implements ChatObserver {
   }
   providerFailed(): void {
     this.calls.push(["providerFailed"]);
+  }
+  fellBack(from: Model, to: Model, reason: string): void {
+    this.calls.push(["fellBack", from.id, to.id, reason]);
   }
 }
 

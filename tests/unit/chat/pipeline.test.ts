@@ -42,6 +42,7 @@ function setup(catalog: Model[] = [model("gpt-4.1"), model("gpt-5"), model("deep
     ...base,
     provider,
     findModel: async (id) => catalog.find((m) => m.id === id) ?? null,
+    findAlias: async () => undefined,
   };
   const observer = new FakeObserver();
   const controller = new AbortController();

@@ -54,7 +54,7 @@ test("an open stream does not hold its admitted request, prompt and all", async 
         await finished;
       })(),
   };
-  const ports: ChatPorts = { ...billingPorts(), provider, findModel: async (id) => model(id) };
+  const ports: ChatPorts = { ...billingPorts(), provider, findModel: async (id) => model(id), findAlias: async () => undefined };
   const record = new RequestRecord("req-1", "POST", { metrics: new Metrics(), log: silentLogger });
 
   // Admitted and streamed in a function of their own, so that no frame of the test holds them.

@@ -13,6 +13,7 @@ function editableCatalog(queryMs: number) {
       clock.now += queryMs;
       return [{ ...model, enabled: read }];
     },
+    listAliases: async () => [],
   } as unknown as Parameters<typeof catalogCache>[0];
   return { clock, store, id: model.id, enable: () => { enabled = true; } };
 }
@@ -37,7 +38,7 @@ test("an edit committed while a reload's query runs is seen by every request 10 
 test("a copy is reloaded once it is CATALOG_MAX_AGE_MS old, by one query for concurrent requests", async () => {
   const catalog = editableCatalog(0);
   let queries = 0;
-  const counted = { listModels: async () => { queries++; return catalog.store.listModels({ includeDisabled: true }); } } as unknown as Parameters<typeof catalogCache>[0];
+  const counted = { listModels: async () => { queries++; return catalog.store.listModels({ includeDisabled: true }); }, listAliases: async () => [] } as unknown as Parameters<typeof catalogCache>[0];
   const cache = catalogCache(counted, () => catalog.clock.now);
   await cache.list();
   catalog.enable();
@@ -47,4 +48,18 @@ test("a copy is reloaded once it is CATALOG_MAX_AGE_MS old, by one query for con
   const seen = await Promise.all([cache.find(catalog.id), cache.find(catalog.id), cache.list()]);
   expect(seen[0]?.enabled).toBe(true);
   expect(queries).toBe(2);
+});
+
+test("aliases are loaded with the models, in one reload, and answered from the copy", async () => {
+  let reloads = 0;
+  const store = {
+    listModels: async () => { reloads++; return [FALLBACK_CATALOG[0]]; },
+    listAliases: async () => [{ name: "fast", models: ["gpt-4.1-nano", "llama-4-scout"] }],
+  } as unknown as Parameters<typeof catalogCache>[0];
+  const cache = catalogCache(store, () => 0);
+  expect(await cache.alias("fast")).toEqual(["gpt-4.1-nano", "llama-4-scout"]);
+  expect(await cache.alias(FALLBACK_CATALOG[0]!.id)).toBeUndefined();
+  expect((await cache.find(FALLBACK_CATALOG[0]!.id))?.id).toBe(FALLBACK_CATALOG[0]!.id);
+  expect(await cache.aliases()).toEqual([{ name: "fast", models: ["gpt-4.1-nano", "llama-4-scout"] }]);
+  expect(reloads).toBe(1);
 });

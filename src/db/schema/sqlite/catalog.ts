@@ -19,3 +19,11 @@ export const models = sqliteTable("models", {
   enabled: bigint("enabled").notNull().default(1),
   sortOrder: bigint("sort_order").notNull().default(0),
 });
+
+// Operators' names for a list of models, tried in order (DESIGN, "Fallbacks and model aliases").
+export const modelAliases = sqliteTable("model_aliases", {
+  name: text("name").primaryKey(),
+  // The catalog IDs, comma-separated in order: IDs never hold a comma (core/aliases.ts).
+  models: text("models").notNull(),
+  createdAt: bigint("created_at").notNull(),
+});

@@ -28,6 +28,7 @@ export function* settle(input: Settlement): Work<{ balance: Nanos }> {
   );
   if (!charged) throw new AlreadyCharged(input.reservationId);
   yield* countEnded(held, input.cost, taken ? 1 : 0, input.now);
-  yield* writeUsageLog({ ...input, held, status: "success", error: null });
+  // The row names the model that answered, which a fallback makes another than the one reserved for.
+  yield* writeUsageLog({ ...input, held: { ...held, model: input.model }, status: "success", error: null });
   return charged;
 }

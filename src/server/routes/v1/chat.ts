@@ -4,7 +4,7 @@
 import { Elysia } from "elysia";
 import { admitChat, completeChat } from "../../../core/chat/pipeline.ts";
 import { parseChatRequest } from "../../../core/chat/request.ts";
-import { droppedHeader, openAiDoor, pipelineHandler, pipelineRequest, streamed, type ChatDeps, type Serve } from "../../chat/front-door.ts";
+import { answerHeaders, openAiDoor, pipelineHandler, pipelineRequest, streamed, type ChatDeps, type Serve } from "../../chat/front-door.ts";
 import type { LeaseKeeper } from "../../chat/lease-keeper.ts";
 import { chatError, json, methodNotAllowed } from "../../http.ts";
 import { openAiCompatible } from "../../providers/openai-compatible.ts";
@@ -17,7 +17,7 @@ const serveChat: Serve = async (request, deps, leases, record, door, clientIp) =
   const admitted = await admitChat(ports, { ...call, request: chat });
   if (chat.stream) return streamed(ports, admitted, client, record);
   try {
-    return json(await completeChat(ports, admitted), 200, droppedHeader(admitted));
+    return json(await completeChat(ports, admitted), 200, answerHeaders(admitted.target));
   } finally {
     client.detach();
   }

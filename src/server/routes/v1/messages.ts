@@ -16,7 +16,7 @@ import { authenticateApiKey } from "../../api-key.ts";
 import { readJsonBody } from "../../body.ts";
 import { clientIp, type PeerSource } from "../../client-ip.ts";
 import type { LeaseKeeper } from "../../chat/lease-keeper.ts";
-import { droppedHeader, pipelineHandler, pipelineRequest, streamed, type ChatDeps, type Door, type Serve } from "../../chat/front-door.ts";
+import { answerHeaders, pipelineHandler, pipelineRequest, streamed, type ChatDeps, type Door, type Serve, type Served } from "../../chat/front-door.ts";
 import { asAppError, errorHeaders, json } from "../../http.ts";
 import { requestRecord } from "../../observability/plugin.ts";
 
@@ -38,13 +38,12 @@ const serveMessage: Serve = async (request, deps, leases, record, door, clientIp
   const native = new Set(PROVIDERS.filter((p) => deps.config.providers[p].anthropicBaseUrl));
   const { admitted, ...answering } = await admitMessage(ports, { ...call, native, seal: deps.seal }, parsed);
   if (parsed.stream) {
-    // Taken out first, so that the closure (which lives as long as the stream) holds these and not `admitted`.
-    const stream = { model: admitted.model.id, native: answering.native, seal: deps.seal };
-    const sinkFor = (sink: StreamSink) => new MessageEvents(sink, stream);
+    const seal = deps.seal;
+    const sinkFor = (sink: StreamSink, served: Served) => new MessageEvents(sink, { ...served, seal });
     return streamed(answering.ports, admitted, client, record, sinkFor);
   }
   try {
-    return json(await completeMessage({ admitted, ...answering }), 200, { ...droppedHeader(admitted), "request-id": record.id });
+    return json(await completeMessage({ admitted, ...answering }), 200, { ...answerHeaders(admitted.target), "request-id": record.id });
   } finally {
     client.detach();
   }

@@ -13,7 +13,7 @@ import { conversationOf, newResponseId, storedTurn } from "../../../core/respons
 import { DAY_MS } from "../../../core/time.ts";
 import type { LeaseKeeper } from "../../chat/lease-keeper.ts";
 import { chatError, json, methodNotAllowed } from "../../http.ts";
-import { droppedHeader, openAiDoor, pipelineHandler, pipelineRequest, streamed, type ChatDeps, type Serve } from "../../chat/front-door.ts";
+import { answerHeaders, openAiDoor, pipelineHandler, pipelineRequest, streamed, type ChatDeps, type Serve, type Served } from "../../chat/front-door.ts";
 import { storedResponsesRoutes } from "./responses-stored.ts";
 
 type Fields = Record<string, unknown>;
@@ -42,16 +42,16 @@ const serveResponse: Serve = async (request, deps, leases, record, door, clientI
       .catch((error: unknown) => deps.log.error("storing a response failed", { requestId: record.id, responseId: id, error }));
   if (parsed.stream) {
     // Taken out first, so that the closure (which lives as long as the stream) holds these and not `admitted`.
-    const stream = { id, model: admitted.model.id, native: answering.native, now: deps.now, seal: deps.seal, ...(keep ? { keep: save } : {}) };
+    const stream = { id, now: deps.now, seal: deps.seal, ...(keep ? { keep: save } : {}) };
     // The events echo the request's settings; the conversation stays with the provider's exchange.
     const echoed = { ...parsed, store: keep };
-    const sinkFor = (sink: StreamSink) => new ResponseEvents(sink, echoed, stream);
+    const sinkFor = (sink: StreamSink, served: Served) => new ResponseEvents(sink, echoed, { ...stream, ...served });
     return streamed(answering.ports, admitted, client, record, sinkFor);
   }
   try {
     const response = await completeResponse({ admitted, ...answering }, id);
     if (keep) await save(response as Fields & { id: string });
-    return json(response, 200, droppedHeader(admitted));
+    return json(response, 200, answerHeaders(admitted.target));
   } finally {
     client.detach();
   }

@@ -5,6 +5,7 @@ import { field, form } from "../fields.ts";
 import { costColumn, count, usdCost } from "../format.ts";
 import { confirmAction, openModal } from "../modal.ts";
 import type { CatalogList, CatalogModel } from "../wire.ts";
+import { aliasesSection } from "./admin-aliases.ts";
 import { consolePage } from "./console.ts";
 
 // What the catalog cache promises: every instance serves an edit within 10 seconds.
@@ -39,9 +40,9 @@ async function editPrices(model: CatalogModel, saved: (message: string) => void)
   ]);
 }
 
-/** Every catalog model, enabled or not: enable, disable and reprice, each change audited. */
+/** Every catalog model, enabled or not: enable, disable and reprice, each change audited; and the aliases. */
 async function renderCatalog(root: HTMLElement, notice?: string): Promise<void> {
-  const { models } = await call<CatalogList>("GET", "/admin/models");
+  const { models, aliases } = await call<CatalogList>("GET", "/admin/models");
   const redraw = async (message: string, focusId: string) => {
     await renderCatalog(root, message);
     document.getElementById(focusId)?.focus();
@@ -77,6 +78,7 @@ async function renderCatalog(root: HTMLElement, notice?: string): Promise<void> 
         h("span", { class: "row-actions" }, toggle(m), edit(m)),
       ]),
     }),
+    aliasesSection(aliases, models.map((m) => m.id), redraw),
   );
 }
 

@@ -1,0 +1,5 @@
+CREATE TABLE "model_aliases" (
+	"name" text PRIMARY KEY NOT NULL,
+	"models" text NOT NULL,
+	"created_at" bigint NOT NULL
+);
