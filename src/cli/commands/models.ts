@@ -90,7 +90,8 @@ function registerAliases(models: Command, output: () => Output): void {
     .description("list the model aliases")
     .action(async () =>
       withStore({}, async ({ store }) => {
-        printRecords(output(), await store.listAliases(), { alias: (a) => a.name, models: (a) => a.models.join(",") });
+        // --json: the aliases as GET /admin/models lists them.
+        printRecords(output(), await store.listAliases(), (a) => a, { alias: (a) => a.name, models: (a) => a.models.join(",") });
       }),
     );
   models
