@@ -19,8 +19,6 @@ setDefaultTimeout(30_000);
 // $0.10 and $0.40 per million: 11 × 0.10 + 7 × 0.40 = 3.9 millionths of a dollar.
 const MODEL = "gpt-4.1-nano";
 const REQUEST_COST = "$0.0000039";
-// A request's cost reads to at most 6 decimals, a total to the cent; the exact figure is the title.
-const REQUEST_COST_SHOWN = "$0.000004";
 
 describeInBrowser("the dashboard, end to end", () => {
   let upstream: FakeUpstream;
@@ -171,11 +169,14 @@ describeInBrowser("the dashboard, end to end", () => {
     const res = await postChat(gateway.url, secret, hello(MODEL));
     expect(res.status).toBe(200);
     await goTo("/dashboard/usage");
-    const row = page.locator("table.usage tbody tr");
+    const row = page.locator("table.usage tbody tr:not(.usage-detail)");
     expect(await row.count()).toBe(1);
     const cells = await row.locator("td").allTextContents();
-    expect(cells.slice(1)).toEqual([MODEL, "Backend", "11", "0", "7", REQUEST_COST_SHOWN, "—", expect.stringMatching(/^[\d,]+ ms$/), "Success"]);
-    expect(await row.locator("td .money").first().getAttribute("title")).toBe(REQUEST_COST);
+    expect(cells.slice(1, 7)).toEqual([MODEL, "Backend", "11", "7", REQUEST_COST, "Success"]);
+    // Three significant digits show the whole cost: nothing is cut, so no exact twin is needed.
+    expect(await row.locator("td .money").first().getAttribute("title")).toBeNull();
+    await row.getByRole("button", { name: /Details/ }).click();
+    expect(await page.locator("tr.usage-detail dd").allTextContents()).toEqual(["0", "—", expect.stringMatching(/^[\d,]+ ms$/)]);
     const [logged] = await gateway.store.usageLogPage(await accountId(), null, 1);
     expect(logged!.cost).toBe(nanos(3_900n));
     await screenshot(page, "usage");
@@ -186,11 +187,13 @@ describeInBrowser("the dashboard, end to end", () => {
     expect(await csv.text()).toContain(`,${MODEL},${MODEL},11,7,0.000003900,`);
 
     await goTo("/dashboard");
-    // GET /account gives the balance to 6 places ($4.9999961 is $4.999996), shown to the cent with the rest on hover.
-    expect(await stat("Balance").textContent()).toBe("$5.00");
+    // GET /account gives the balance to 6 places ($4.9999961 is $4.999996), cut to the cent (never
+    // rounded up to a balance the account does not have), every digit on hover and on a click.
+    expect(await stat("Balance").textContent()).toBe("$4.99");
     expect(await stat("Balance").locator(".money").getAttribute("title")).toBe("$4.999996");
-    expect(await stat("Spend, last 24 hours").textContent()).toBe("<$0.01");
-    expect(await stat("Spend, last 24 hours").locator(".money").getAttribute("title")).toBe(REQUEST_COST);
+    await stat("Balance").locator(".money").click();
+    expect(await stat("Balance").textContent()).toBe("$4.999996");
+    expect(await stat("Spend, last 24 hours").textContent()).toBe(REQUEST_COST);
     expect(await page.locator(".stat").getByText("1 request", { exact: true }).count()).toBe(1);
     expect(await page.locator(".chart rect[height]:not([height='0.00'])").count()).toBe(1);
     await screenshot(page, "overview-after-a-request");
@@ -203,12 +206,14 @@ describeInBrowser("the dashboard, end to end", () => {
     expect((await postChat(gateway.url, secret, hello(MODEL))).status).toBe(200);
     upstream.behave({});
     await goTo("/dashboard/usage");
-    const cells = await page.locator("table.usage tbody tr").first().locator("td").allTextContents();
-    expect(cells.slice(3, 8)).toEqual(["11", "8", "7", "$0.000003", "$0.000001"]);
+    // 3 uncached and 8 cached prompt tokens and 7 completion tokens: $0.0000033.
+    const first = page.locator("table.usage tbody tr").first();
+    expect((await first.locator("td").allTextContents()).slice(3, 6)).toEqual(["11", "7", "$0.0000033"]);
+    await first.getByRole("button", { name: /Details/ }).click();
+    expect((await page.locator("tr.usage-detail:visible dd").allTextContents()).slice(0, 2)).toEqual(["8", "$0.0000006"]);
     await screenshot(page, "usage-cached");
     await goTo("/dashboard");
-    expect(await stat("Saved by prompt caching, 30 days").textContent()).toBe("<$0.01");
-    expect(await stat("Saved by prompt caching, 30 days").locator(".money").getAttribute("title")).toBe("$0.0000006");
+    expect(await stat("Saved by prompt caching, 30 days").textContent()).toBe("$0.0000006");
 
     // On a phone: the same figures shown, and the page still fits without sideways scrolling.
     const desktop = page.viewportSize()!;
@@ -216,8 +221,9 @@ describeInBrowser("the dashboard, end to end", () => {
     try {
       expect(await stat("Saved by prompt caching, 30 days").isVisible()).toBe(true);
       await goTo("/dashboard/usage");
-      const saved = page.locator("table.usage tbody tr").first().locator("td").nth(7);
-      expect(await saved.textContent()).toBe("$0.000001");
+      await page.locator("table.usage tbody tr").first().getByRole("button", { name: /Details/ }).click();
+      const saved = page.locator("tr.usage-detail:visible dd").nth(1);
+      expect(await saved.textContent()).toBe("$0.0000006");
       expect(await page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth)).toBe(true);
       // The table scrolls within its card: the Saved column is reached there, on screen.
       await saved.scrollIntoViewIfNeeded();

@@ -1,6 +1,6 @@
 import { call } from "../api.ts";
 import { h, hidden } from "../dom.ts";
-import { count, dateTime, total, usdExact } from "../format.ts";
+import { count, dateTime, money } from "../format.ts";
 import { field, form } from "../fields.ts";
 import { confirmAction, openModal } from "../modal.ts";
 import type { KeyCreated, KeyList, KeyRotated, KeyView } from "../wire.ts";
@@ -13,7 +13,7 @@ import { showSecret } from "./key-secret.ts";
 const STATUS_TEXT: Record<string, string> = { active: "Active", revoked: "Revoked", expired: "Expired" };
 
 const fact = (term: string, value: string | Node) => h("div", {}, h("dt", {}, term), h("dd", {}, value));
-const limit = (value: string | null, format: (v: string) => string = usdExact) => (value === null ? "None" : format(value));
+const limit = (value: string | null) => (value === null ? "None" : money(value));
 
 interface KeyActions {
   edit(key: KeyView): Promise<void>;
@@ -33,7 +33,7 @@ function keyCard(key: KeyView, actions: KeyActions, owner: string | null): HTMLE
       fact("Models", key.allowedModels?.join(", ") ?? "Any"),
       fact("IP addresses", key.allowedIps?.join(", ") ?? "Any"),
       fact("Requests", count(key.total_requests)),
-      fact("Spent", total(key.total_spend_usd)),
+      fact("Spent", money(key.total_spend_usd)),
     ];
   const button = (label: string, action: (k: KeyView) => Promise<void>, tone = "secondary") =>
     h("button", { type: "button", class: `button ${tone}`, onClick: () => void action(key) }, label, hidden(` ${key.name}`));

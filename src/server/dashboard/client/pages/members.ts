@@ -1,7 +1,7 @@
 import { call } from "../api.ts";
 import { h, hidden } from "../dom.ts";
 import { actingFor, manages, pageUrl } from "../env.ts";
-import { dateTime, total, usdExact } from "../format.ts";
+import { dateTime, money } from "../format.ts";
 import { confirmAction } from "../modal.ts";
 import { asRole, createOrg, roleWord, switchedUrl } from "../org-switcher.ts";
 import { fitTable } from "../table-fit.ts";
@@ -75,8 +75,8 @@ function memberRow(page: MembersPage, member: MemberView): HTMLElement {
   return h("tr", {},
     h("td", {}, member.email, self ? " (you)" : ""),
     h("td", {}, roleWord(member.role)),
-    h("td", { class: "num" }, cap === null ? "No cap" : h("span", { class: "money" }, usdExact(cap))),
-    h("td", { class: "num" }, total(member.spentTodayUsd), cap === null ? null : h("span", { class: "muted cap-share" }, shareOfCap(member.spentTodayUsd, cap))),
+    h("td", { class: "num" }, cap === null ? "No cap" : money(cap)),
+    h("td", { class: "num" }, money(member.spentTodayUsd), cap === null ? null : h("span", { class: "muted cap-share" }, shareOfCap(member.spentTodayUsd, cap))),
     h("td", {}, dateTime(member.joinedAt)),
     h("td", {}, actions.length === 0 ? "—" : h("div", { class: "row-actions" }, actions), slot),
   );

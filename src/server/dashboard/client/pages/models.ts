@@ -1,7 +1,7 @@
 import { dataTable } from "../chart.ts";
 import { h } from "../dom.ts";
 import { pageUrl } from "../env.ts";
-import { costColumn, count } from "../format.ts";
+import { count, money } from "../format.ts";
 import type { CatalogModel } from "../wire.ts";
 
 /**
@@ -12,9 +12,8 @@ export async function renderModels(root: HTMLElement, data: { models: CatalogMod
   const { models } = data;
   const columns = ["Model ID", "Name", "Provider", "Input / 1M", "Cached input / 1M", "Output / 1M", "Context", "Max output", "Good for"];
   const numericFrom = 3;
-  // Each price column padded to its longest fraction, so that the decimal points line up.
   const [input, cached, output] = (["inputPerMillionUsd", "cachedInputPerMillionUsd", "outputPerMillionUsd"] as const)
-    .map((name) => costColumn(models.map((m) => m[name])));
+    .map((name) => models.map((m) => money(m[name])));
   root.replaceChildren(
     h("p", {}, `${count(models.length)} models, priced in USD per million tokens. Pass the model ID as `, h("code", {}, "model"),
       " in a chat request; the ", h("a", { href: pageUrl("estimator") }, "estimator"), " suggests one for a use case."),

@@ -1,7 +1,7 @@
 import { call } from "../api.ts";
 import { h } from "../dom.ts";
 import { actingFor, pageUrl } from "../env.ts";
-import { plainNumber, usdExact } from "../format.ts";
+import { plainNumber, usdAsTyped } from "../format.ts";
 import { field, form, optionalAmount } from "../fields.ts";
 import type { AccountView } from "../wire.ts";
 import { renderWebhookSettings } from "./settings-webhook.ts";
@@ -35,7 +35,7 @@ export async function renderSettings(root: HTMLElement): Promise<void> {
     onSubmit: async () => {
       const value = threshold.value() === "" ? null : Number(threshold.value());
       const saved = await call<{ threshold: number | null }>("PATCH", "/settings/alert-threshold", { threshold: value });
-      return saved.threshold === null ? "Low-balance alerts are off." : `Saved. You get an e-mail when the balance falls below ${usdExact(plainNumber(saved.threshold))}.`;
+      return saved.threshold === null ? "Low-balance alerts are off." : `Saved. You get an e-mail when the balance falls below ${usdAsTyped(plainNumber(saved.threshold))}.`;
     },
   });
 
@@ -52,7 +52,7 @@ export async function renderSettings(root: HTMLElement): Promise<void> {
     onSubmit: async () => {
       const value = limit.value() === "" ? UNLIMITED : Number(limit.value());
       const saved = await call<{ limit: number }>("PATCH", "/settings/spend-safety-limit", { limit: value });
-      return saved.limit === UNLIMITED ? "Saved. There is no hourly spend limit." : `Saved. Requests are refused once ${usdExact(plainNumber(saved.limit))} is spent in an hour.`;
+      return saved.limit === UNLIMITED ? "Saved. There is no hourly spend limit." : `Saved. Requests are refused once ${usdAsTyped(plainNumber(saved.limit))} is spent in an hour.`;
     },
   });
 

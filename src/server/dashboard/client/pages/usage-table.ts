@@ -1,6 +1,6 @@
 import { breakable, h, hidden, uniqueId } from "../dom.ts";
 import { actingFor } from "../env.ts";
-import { cost, costColumn, count, utcMoment } from "../format.ts";
+import { count, money, utcMoment } from "../format.ts";
 import { fitTable } from "../table-fit.ts";
 import type { UsageEntryView } from "../wire.ts";
 
@@ -36,7 +36,7 @@ function detailRow(entry: UsageEntryView, id: string): HTMLElement {
     h("td", { colspan: columns().length },
       h("dl", { class: "facts" },
         fact("Cached tokens", count(entry.cachedTokens)),
-        fact("Saved by caching", entry.cachedTokens === 0 ? "—" : cost(entry.savedUsd)),
+        fact("Saved by caching", entry.cachedTokens === 0 ? "—" : money(entry.savedUsd)),
         fact("Latency", `${count(entry.latencyMs)} ms`),
         entry.error ? fact("Error", entry.error) : null,
       )));
@@ -54,7 +54,7 @@ function detailToggle(entry: UsageEntryView, id: string): HTMLElement {
   return button;
 }
 
-function rows(entry: UsageEntryView, costFigure: HTMLElement): HTMLElement[] {
+function rows(entry: UsageEntryView): HTMLElement[] {
   const id = uniqueId("usage-detail");
   return [
     h("tr", {},
@@ -64,7 +64,7 @@ function rows(entry: UsageEntryView, costFigure: HTMLElement): HTMLElement[] {
       member(entry),
       h("td", { class: "num" }, count(entry.promptTokens)),
       h("td", { class: "num" }, count(entry.completionTokens)),
-      h("td", { class: "num" }, costFigure),
+      h("td", { class: "num" }, money(entry.costUsd)),
       h("td", {},
         h("span", { class: `badge ${entry.status}` }, entry.status === "success" ? "Success" : "Error"),
         entry.error ? h("span", { class: "muted error-reason" }, ` ${entry.error}`) : null,
@@ -77,14 +77,13 @@ function rows(entry: UsageEntryView, costFigure: HTMLElement): HTMLElement[] {
 
 /** The latest requests as a table (a card per request where it does not fit), each with its detail row. */
 export function usageTable(usage: UsageEntryView[]): HTMLElement {
-  const costs = costColumn(usage.map((e) => e.costUsd));
   const element = h("table", { class: "usage" },
     h("caption", { id: "usage-caption" }, "Latest requests, newest first"),
     h("thead", {}, h("tr", {}, columns().map((c) => c === "Details"
       // The button says what the column holds: a card needs no name beside it.
       ? h("th", { scope: "col", "data-label": "" }, hidden(c))
       : h("th", { scope: "col", class: NUMERIC.has(c) ? "num" : undefined }, c)))),
-    h("tbody", {}, usage.flatMap((entry, i) => rows(entry, costs[i]!))),
+    h("tbody", {}, usage.flatMap(rows)),
   );
   return fitTable(h("div", { class: "table-scroll", tabindex: "0", role: "region", "aria-labelledby": "usage-caption" }, element), element);
 }
