@@ -63,8 +63,9 @@ describeInBrowser("keys after a rotation, the overview, the phone's navigation a
 
   test("a rotated key is marked Rotated below the active keys, revoked keys have no Edit, and a later action clears the Created notice", async () => {
     const page = await open(customer, "/dashboard/keys");
+await page.getByRole("button", { name: "Create key" }).click();
     await page.getByLabel("Name").first().fill("Mobile");
-    await page.getByRole("button", { name: "Create key" }).click();
+    await page.getByRole("dialog").getByRole("button", { name: "Create key" }).click();
     await page.getByText("Created Mobile.").waitFor();
     await page.getByRole("button", { name: "Done" }).click();
     await page.getByRole("button", { name: "Rotate Backend" }).click();

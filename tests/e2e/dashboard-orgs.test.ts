@@ -220,16 +220,18 @@ describeInBrowser("an organization in the dashboard: owner, admin and a capped m
   test("keys show their owners; an admin makes an organization key, a member its own", async () => {
     const memberPage = await open(member);
     await goTo(memberPage, inOrg("/dashboard/keys"));
-    expect(await memberPage.getByLabel("Organization key").count()).toBe(0);
-    expect(await memberPage.getByText("Create a management key").count()).toBe(0);
-    await memberPage.getByLabel("Name").first().fill("Member laptop");
+    expect(await memberPage.getByRole("button", { name: "Create management key" }).count()).toBe(0);
     await memberPage.getByRole("button", { name: "Create key" }).click();
+    expect(await memberPage.getByLabel("Organization key").count()).toBe(0);
+    await memberPage.getByLabel("Name").first().fill("Member laptop");
+    await memberPage.getByRole("dialog").getByRole("button", { name: "Create key" }).click();
     await memberPage.getByText("Created Member laptop.").waitFor();
     const adminPage = await open(admin);
     await goTo(adminPage, inOrg("/dashboard/keys"));
+    await adminPage.getByRole("button", { name: "Create key" }).click();
     await adminPage.getByLabel("Name").first().fill("Shared backend");
     await adminPage.getByLabel("Organization key").check();
-    await adminPage.getByRole("button", { name: "Create key" }).click();
+    await adminPage.getByRole("dialog").getByRole("button", { name: "Create key" }).click();
     await adminPage.getByText("Created Shared backend.").waitFor();
     const ownerOf = async (name: string) =>
       (await adminPage.locator("article", { hasText: name }).locator(".facts div", { hasText: "Owner" }).locator("dd").textContent());

@@ -111,9 +111,10 @@ describeInBrowser("the dashboard, end to end", () => {
 
   test("a key's limit with too many decimals is refused by the server, and the message sits by that field", async () => {
     await goTo("/dashboard/keys");
+    await page.getByRole("button", { name: "Create key" }).click();
     const creditLimit = page.getByLabel("Lifetime credit limit (USD)");
     await creditLimit.fill("0.0000001");
-    await page.getByRole("button", { name: "Create key" }).click();
+    await page.getByRole("dialog").getByRole("button", { name: "Create key" }).click();
     const message = page.locator(".field").filter({ has: creditLimit }).locator(".field-error");
     await message.waitFor();
     expect(await message.textContent()).toBe("Lifetime credit limit (USD) must have at most 6 decimal places");
@@ -126,15 +127,16 @@ describeInBrowser("the dashboard, end to end", () => {
   test("creates a key with every option and shows its plaintext once, with a working Copy button", async () => {
     await tab.context.grantPermissions(["clipboard-read", "clipboard-write"]);
     await goTo("/dashboard/keys");
+    await page.getByRole("button", { name: "Create key" }).click();
     await page.getByLabel("Name").fill("Backend");
     await page.getByLabel("Expires").fill("2030-01-31T12:00");
     await page.getByLabel("Lifetime credit limit (USD)").fill("10");
     await page.getByLabel("Spend limit per hour (USD)").fill("2.5");
     await page.getByLabel("Request limit per hour").fill("100");
-    await page.getByRole("button", { name: "Create key" }).click();
+    await page.getByRole("dialog").getByRole("button", { name: "Create key" }).click();
 
     await secretShown();
-    await page.getByRole("button", { name: "Copy" }).click();
+    await page.getByRole("button", { name: "Copy", exact: true }).first().click();
     await page.getByText("Copied to the clipboard.").waitFor();
     const copied = await page.evaluate(() => navigator.clipboard.readText());
     await screenshot(page, "keys-new-secret");
@@ -146,7 +148,7 @@ describeInBrowser("the dashboard, end to end", () => {
     const card = keyCard("Backend", "active");
     expect(await fact(card, "Key").textContent()).toBe(`${secret.slice(0, 10)}…`);
     expect(await fact(card, "Expires").textContent()).toBe("2030-01-31 12:00 UTC");
-    expect(await fact(card, "Lifetime credit limit").textContent()).toBe("$10.00");
+    expect(await fact(card, "Lifetime credit limit").locator(".money").textContent()).toBe("$10.00");
     expect(await fact(card, "Spend limit per hour").textContent()).toBe("$2.50");
     expect(await fact(card, "Request limit per hour").textContent()).toBe("100");
     const [stored] = await gateway.store.listKeys(await accountId());
@@ -155,14 +157,15 @@ describeInBrowser("the dashboard, end to end", () => {
     });
     await screenshot(page, "keys");
 
-    // How to use it: the OpenAI SDKs at /v1, Claude Code at the gateway's own address, Codex through a provider of its own.
+    // How to use it: curl and the OpenAI SDKs at /v1, Claude Code at the gateway's own address, Codex through a provider of its own.
     const snippets = await page.getByRole("region", { name: "Use a key" }).locator("pre").allTextContents();
-    expect(snippets).toHaveLength(6);
-    expect(snippets[0]).toContain(`baseURL: "${gateway.url}/v1"`);
-    expect(snippets[1]).toContain(`export ANTHROPIC_BASE_URL=${gateway.url}\nexport ANTHROPIC_AUTH_TOKEN=gw-…`);
-    expect(snippets[2]).toContain(`[model_providers.gateway]\nname = "gateway"\nbase_url = "${gateway.url}/v1"\nenv_key = "GATEWAY_API_KEY"`);
-    expect(JSON.parse(snippets[3]!).provider.gateway.options.baseURL).toBe(`${gateway.url}/v1`);
-    expect(JSON.parse(snippets[4]!).providers.gateway.baseUrl).toBe(`${gateway.url}/v1`);
+    expect(snippets).toHaveLength(8);
+    expect(snippets[0]).toContain(`curl ${gateway.url}/v1/chat/completions`);
+    expect(snippets[2]).toContain(`baseURL: "${gateway.url}/v1"`);
+    expect(snippets[4]).toContain(`export ANTHROPIC_BASE_URL=${gateway.url}\nexport ANTHROPIC_AUTH_TOKEN=gw-…`);
+    expect(snippets[5]).toContain(`[model_providers.gateway]\nname = "gateway"\nbase_url = "${gateway.url}/v1"\nenv_key = "GATEWAY_API_KEY"`);
+    expect(JSON.parse(snippets[6]!).provider.gateway.options.baseURL).toBe(`${gateway.url}/v1`);
+    expect(JSON.parse(snippets[7]!).providers.gateway.baseUrl).toBe(`${gateway.url}/v1`);
   });
 
   test("a chat request made with the key shows in usage with its cost, and in the overview's spend", async () => {
@@ -281,8 +284,9 @@ describeInBrowser("the dashboard, end to end", () => {
 
   test("creates a management key, shown once, listed as one, that a script can use", async () => {
     await goTo("/dashboard/keys");
-    await page.getByLabel("Used by").fill("Provisioning");
     await page.getByRole("button", { name: "Create management key" }).click();
+    await page.getByLabel("Used by").fill("Provisioning");
+    await page.getByRole("dialog").getByRole("button", { name: "Create management key" }).click();
     await secretShown();
     const management = await takeSecret();
     expect(management).toMatch(/^gw-mgmt-[0-9A-Za-z]{48}$/);

@@ -128,14 +128,25 @@ export const plural = (n: number, one: string, many = `${one}s`): string => `${c
 export const plainNumber = (value: number): string =>
   value.toLocaleString("en-US", { useGrouping: false, maximumFractionDigits: 9 });
 
+/** A decimal string of USD (as the API sends money) in nano-USD. */
+function nanosOf(amount: string): bigint {
+  const [whole = "0", fraction = ""] = amount.replace("-", "").split(".");
+  const value = BigInt(whole) * 1_000_000_000n + BigInt(fraction.padEnd(9, "0").slice(0, 9));
+  return amount.startsWith("-") ? -value : value;
+}
+
 /** The exact sum of decimal strings with 9 fractional digits (as the API sends money), as such a string. */
 export function sumUsd(amounts: string[]): string {
-  const nanos = amounts.reduce((sum, amount) => {
-    const [whole = "0", fraction = ""] = amount.replace("-", "").split(".");
-    const value = BigInt(whole) * 1_000_000_000n + BigInt(fraction.padEnd(9, "0").slice(0, 9));
-    return sum + (amount.startsWith("-") ? -value : value);
-  }, 0n);
+  const nanos = amounts.reduce((sum, amount) => sum + nanosOf(amount), 0n);
   const negative = nanos < 0n;
   const digits = (negative ? -nanos : nanos).toString().padStart(10, "0");
   return `${negative ? "-" : ""}${digits.slice(0, -9)}.${digits.slice(-9)}`;
+}
+
+/** `part` of `whole` in whole percent, toward zero ("19%"); a share above nothing that rounds to 0 reads "under 1%". */
+export function sharePercent(part: string, whole: string): string {
+  const [p, w] = [nanosOf(part), nanosOf(whole)];
+  if (w <= 0n) return "100%";
+  const percent = (p * 100n) / w;
+  return percent === 0n && p > 0n ? "under 1%" : `${percent}%`;
 }
