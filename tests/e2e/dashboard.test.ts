@@ -327,6 +327,11 @@ describeInBrowser("the dashboard, end to end", () => {
     await limit.fill("10001");
     await page.getByRole("button", { name: "Save limit" }).click();
     await page.getByText("Hourly spend limit must be a number from 0 to 10,000").waitFor();
+    // The API's own "no limit" value is not a number the hint offers: the form refuses it, saying what to do instead.
+    await limit.fill("-1");
+    await page.getByRole("button", { name: "Save limit" }).click();
+    await page.getByText("Hourly spend limit must be a number from 0 to 10,000; leave it empty for no limit").waitFor();
+    expect(await page.getByText("Saved. There is no hourly spend limit.").count()).toBe(0);
     await limit.fill("50");
     await page.getByRole("button", { name: "Save limit" }).click();
     await page.getByText("Saved. Requests are refused once $50.00 is spent in an hour.").waitFor();

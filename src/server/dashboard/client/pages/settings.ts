@@ -43,7 +43,11 @@ export async function renderSettings(root: HTMLElement): Promise<void> {
     name: "limit", label: "Hourly spend limit (USD)", inputMode: "decimal",
     value: account.spendSafetyLimit === UNLIMITED ? "" : plainNumber(account.spendSafetyLimit),
     hint: `From 0 to ${SPEND_LIMIT_MAX_USD.toLocaleString("en-US")}. Leave empty for no limit.`,
-    validate: (v) => (v === String(UNLIMITED) ? null : optionalAmount("Hourly spend limit", { min: 0, max: SPEND_LIMIT_MAX_USD })(v)),
+    // The API's -1 for no limit is its own notation, not a value the hint offers: empty says it here.
+    validate: (v) => {
+      const refused = optionalAmount("Hourly spend limit", { min: 0, max: SPEND_LIMIT_MAX_USD })(v);
+      return refused === null ? null : `${refused}; leave it empty for no limit`;
+    },
   });
   const limitForm = form({
     fields: [limit],
