@@ -19,7 +19,11 @@ function spendCards(spend: SpendSummary): { stats: HTMLElement[]; chart: HTMLEle
       stat("Saved by prompt caching, 30 days", money(saved),
         h("p", { class: "muted" }, "Prompt tokens the provider read from its cache, charged at the cached-input price.")),
     ],
-    chart: h("section", { class: "card", "aria-labelledby": "daily-spend" }, h("h2", { id: "daily-spend" }, "Daily spend, last 30 days"), spendChart(spend.daily)),
+    chart: h("section", { class: "card", "aria-labelledby": "daily-spend" }, h("h2", { id: "daily-spend" }, "Daily spend, last 30 days"),
+      // Thirty days of nothing say nothing: a new account is told what will be here, and how to start.
+      spend.daily.every((day) => day.requests === 0)
+        ? h("p", {}, "No spend yet. Requests made with your API keys show here, day by day. ", h("a", { href: pageUrl("keys") }, "Create an API key"), ".")
+        : spendChart(spend.daily)),
   };
 }
 
