@@ -6,6 +6,8 @@ import { basePath } from "../env.ts";
 // button: the OpenAI SDKs and curl at `/v1`, Claude Code and the Anthropic SDKs at the gateway's
 // own address (they add `/v1/messages`), Codex CLI, opencode and pi through a provider of their
 // own. The key just created is filled in while its panel is open; otherwise a placeholder.
+// The JavaScript snippets use require(): an ES import in the bundle's text would look like an
+// import the bundler left behind, which the served script must never hold.
 
 const PLACEHOLDER = "gw-…";
 
@@ -26,11 +28,11 @@ const CLIENTS: Client[] = [
   },
   {
     title: "OpenAI SDK for JavaScript", intro: "The same for the JavaScript SDK, the Vercel AI SDK and LangChain.",
-    snippet: (base, key) => `import OpenAI from "openai";\n\nconst client = new OpenAI({ baseURL: "${base}/v1", apiKey: "${key}" });`,
+    snippet: (base, key) => `const OpenAI = require("openai");\n\nconst client = new OpenAI({ baseURL: "${base}/v1", apiKey: "${key}" });`,
   },
   {
     title: "Anthropic SDK", intro: "Set the base URL (without /v1) and use the key as the API key.",
-    snippet: (base, key) => `import Anthropic from "@anthropic-ai/sdk";\n\nconst client = new Anthropic({ baseURL: "${base}", apiKey: "${key}" });`,
+    snippet: (base, key) => `const Anthropic = require("@anthropic-ai/sdk");\n\nconst client = new Anthropic({ baseURL: "${base}", apiKey: "${key}" });`,
   },
   {
     title: "Claude Code", intro: "Any catalog model works; requests are charged like any other and show in Usage.",
