@@ -92,7 +92,8 @@ describeInBrowser("the dashboard's accessibility", () => {
     await page.keyboard.press("Enter");
     await page.waitForURL(`${gateway.url}/dashboard`);
     await page.locator("#page:not([aria-busy])").waitFor();
-    expect(await page.locator(".stat-value").first().textContent()).toBe("$5.00");
+    // $5 of free credits less one request: cut toward zero, never rounded up to $5.00.
+    expect(await page.locator(".stat-value").first().textContent()).toBe("$4.99");
   });
 
   test.each(["https://evil.example/dashboard", "//evil.example/api/dashboard/keys", "/api/not-the-dashboard", "http://["])(

@@ -19,8 +19,6 @@ setDefaultTimeout(30_000);
 // $0.10 and $0.40 per million: 11 × 0.10 + 7 × 0.40 = 3.9 millionths of a dollar.
 const MODEL = "gpt-4.1-nano";
 const REQUEST_COST = "$0.0000039";
-// A request's cost reads to at most 6 decimals, a total to the cent; the exact figure is the title.
-const REQUEST_COST_SHOWN = "$0.000004";
 
 describeInBrowser("the dashboard, end to end", () => {
   let upstream: FakeUpstream;
@@ -107,15 +105,18 @@ describeInBrowser("the dashboard, end to end", () => {
     await goTo("/dashboard");
     expect(await stat("Balance").textContent()).toBe("$5.00");
     expect(await stat("Spend, last 24 hours").textContent()).toBe("$0.00");
-    expect(await page.getByRole("img", { name: /Daily spend over the last 30 days/ }).count()).toBe(1);
+    // Thirty days of nothing are said in a sentence, not drawn.
+    expect(await page.getByRole("img", { name: /Daily spend over the last 30 days/ }).count()).toBe(0);
+    await page.getByText("No spend yet.", { exact: false }).waitFor();
     await screenshot(page, "overview-new-account");
   });
 
   test("a key's limit with too many decimals is refused by the server, and the message sits by that field", async () => {
     await goTo("/dashboard/keys");
+    await page.getByRole("button", { name: "Create key" }).click();
     const creditLimit = page.getByLabel("Lifetime credit limit (USD)");
     await creditLimit.fill("0.0000001");
-    await page.getByRole("button", { name: "Create key" }).click();
+    await page.getByRole("dialog").getByRole("button", { name: "Create key" }).click();
     const message = page.locator(".field").filter({ has: creditLimit }).locator(".field-error");
     await message.waitFor();
     expect(await message.textContent()).toBe("Lifetime credit limit (USD) must have at most 6 decimal places");
@@ -128,15 +129,16 @@ describeInBrowser("the dashboard, end to end", () => {
   test("creates a key with every option and shows its plaintext once, with a working Copy button", async () => {
     await tab.context.grantPermissions(["clipboard-read", "clipboard-write"]);
     await goTo("/dashboard/keys");
+    await page.getByRole("button", { name: "Create key" }).click();
     await page.getByLabel("Name").fill("Backend");
     await page.getByLabel("Expires").fill("2030-01-31T12:00");
     await page.getByLabel("Lifetime credit limit (USD)").fill("10");
     await page.getByLabel("Spend limit per hour (USD)").fill("2.5");
     await page.getByLabel("Request limit per hour").fill("100");
-    await page.getByRole("button", { name: "Create key" }).click();
+    await page.getByRole("dialog").getByRole("button", { name: "Create key" }).click();
 
     await secretShown();
-    await page.getByRole("button", { name: "Copy" }).click();
+    await page.getByRole("button", { name: "Copy", exact: true }).first().click();
     await page.getByText("Copied to the clipboard.").waitFor();
     const copied = await page.evaluate(() => navigator.clipboard.readText());
     await screenshot(page, "keys-new-secret");
@@ -148,7 +150,7 @@ describeInBrowser("the dashboard, end to end", () => {
     const card = keyCard("Backend", "active");
     expect(await fact(card, "Key").textContent()).toBe(`${secret.slice(0, 10)}…`);
     expect(await fact(card, "Expires").textContent()).toBe("2030-01-31 12:00 UTC");
-    expect(await fact(card, "Lifetime credit limit").textContent()).toBe("$10.00");
+    expect(await fact(card, "Lifetime credit limit").locator(".money").textContent()).toBe("$10.00");
     expect(await fact(card, "Spend limit per hour").textContent()).toBe("$2.50");
     expect(await fact(card, "Request limit per hour").textContent()).toBe("100");
     const [stored] = await gateway.store.listKeys(await accountId());
@@ -157,25 +159,29 @@ describeInBrowser("the dashboard, end to end", () => {
     });
     await screenshot(page, "keys");
 
-    // How to use it: the OpenAI SDKs at /v1, Claude Code at the gateway's own address, Codex through a provider of its own.
+    // How to use it: curl and the OpenAI SDKs at /v1, Claude Code at the gateway's own address, Codex through a provider of its own.
     const snippets = await page.getByRole("region", { name: "Use a key" }).locator("pre").allTextContents();
-    expect(snippets).toHaveLength(6);
-    expect(snippets[0]).toContain(`baseURL: "${gateway.url}/v1"`);
-    expect(snippets[1]).toContain(`export ANTHROPIC_BASE_URL=${gateway.url}\nexport ANTHROPIC_AUTH_TOKEN=gw-…`);
-    expect(snippets[2]).toContain(`[model_providers.gateway]\nname = "gateway"\nbase_url = "${gateway.url}/v1"\nenv_key = "GATEWAY_API_KEY"`);
-    expect(JSON.parse(snippets[3]!).provider.gateway.options.baseURL).toBe(`${gateway.url}/v1`);
-    expect(JSON.parse(snippets[4]!).providers.gateway.baseUrl).toBe(`${gateway.url}/v1`);
+    expect(snippets).toHaveLength(8);
+    expect(snippets[0]).toContain(`curl ${gateway.url}/v1/chat/completions`);
+    expect(snippets[2]).toContain(`baseURL: "${gateway.url}/v1"`);
+    expect(snippets[4]).toContain(`export ANTHROPIC_BASE_URL=${gateway.url}\nexport ANTHROPIC_AUTH_TOKEN=gw-…`);
+    expect(snippets[5]).toContain(`[model_providers.gateway]\nname = "gateway"\nbase_url = "${gateway.url}/v1"\nenv_key = "GATEWAY_API_KEY"`);
+    expect(JSON.parse(snippets[6]!).provider.gateway.options.baseURL).toBe(`${gateway.url}/v1`);
+    expect(JSON.parse(snippets[7]!).providers.gateway.baseUrl).toBe(`${gateway.url}/v1`);
   });
 
   test("a chat request made with the key shows in usage with its cost, and in the overview's spend", async () => {
     const res = await postChat(gateway.url, secret, hello(MODEL));
     expect(res.status).toBe(200);
     await goTo("/dashboard/usage");
-    const row = page.locator("table.usage tbody tr");
+    const row = page.locator("table.usage tbody tr:not(.usage-detail)");
     expect(await row.count()).toBe(1);
     const cells = await row.locator("td").allTextContents();
-    expect(cells.slice(1)).toEqual([MODEL, "Backend", "11", "0", "7", REQUEST_COST_SHOWN, "—", expect.stringMatching(/^[\d,]+ ms$/), "Success"]);
-    expect(await row.locator("td .money").first().getAttribute("title")).toBe(REQUEST_COST);
+    expect(cells.slice(1, 7)).toEqual([MODEL, "Backend", "11", "7", REQUEST_COST, "Success"]);
+    // Three significant digits show the whole cost: nothing is cut, so no exact twin is needed.
+    expect(await row.locator("td .money").first().getAttribute("title")).toBeNull();
+    await row.getByRole("button", { name: /Details/ }).click();
+    expect(await page.locator("tr.usage-detail dd").allTextContents()).toEqual(["0", "—", expect.stringMatching(/^[\d,]+ ms$/)]);
     const [logged] = await gateway.store.usageLogPage(await accountId(), null, 1);
     expect(logged!.cost).toBe(nanos(3_900n));
     await screenshot(page, "usage");
@@ -186,11 +192,13 @@ describeInBrowser("the dashboard, end to end", () => {
     expect(await csv.text()).toContain(`,${MODEL},${MODEL},11,7,0.000003900,`);
 
     await goTo("/dashboard");
-    // GET /account gives the balance to 6 places ($4.9999961 is $4.999996), shown to the cent with the rest on hover.
-    expect(await stat("Balance").textContent()).toBe("$5.00");
+    // GET /account gives the balance to 6 places ($4.9999961 is $4.999996), cut to the cent (never
+    // rounded up to a balance the account does not have), every digit on hover and on a click.
+    expect(await stat("Balance").textContent()).toBe("$4.99");
     expect(await stat("Balance").locator(".money").getAttribute("title")).toBe("$4.999996");
-    expect(await stat("Spend, last 24 hours").textContent()).toBe("<$0.01");
-    expect(await stat("Spend, last 24 hours").locator(".money").getAttribute("title")).toBe(REQUEST_COST);
+    await stat("Balance").locator(".money").click();
+    expect(await stat("Balance").textContent()).toBe("$4.999996");
+    expect(await stat("Spend, last 24 hours").textContent()).toBe(REQUEST_COST);
     expect(await page.locator(".stat").getByText("1 request", { exact: true }).count()).toBe(1);
     expect(await page.locator(".chart rect[height]:not([height='0.00'])").count()).toBe(1);
     await screenshot(page, "overview-after-a-request");
@@ -203,12 +211,14 @@ describeInBrowser("the dashboard, end to end", () => {
     expect((await postChat(gateway.url, secret, hello(MODEL))).status).toBe(200);
     upstream.behave({});
     await goTo("/dashboard/usage");
-    const cells = await page.locator("table.usage tbody tr").first().locator("td").allTextContents();
-    expect(cells.slice(3, 8)).toEqual(["11", "8", "7", "$0.000003", "$0.000001"]);
+    // 3 uncached and 8 cached prompt tokens and 7 completion tokens: $0.0000033.
+    const first = page.locator("table.usage tbody tr").first();
+    expect((await first.locator("td").allTextContents()).slice(3, 6)).toEqual(["11", "7", "$0.0000033"]);
+    await first.getByRole("button", { name: /Details/ }).click();
+    expect((await page.locator("tr.usage-detail:visible dd").allTextContents()).slice(0, 2)).toEqual(["8", "$0.0000006"]);
     await screenshot(page, "usage-cached");
     await goTo("/dashboard");
-    expect(await stat("Saved by prompt caching, 30 days").textContent()).toBe("<$0.01");
-    expect(await stat("Saved by prompt caching, 30 days").locator(".money").getAttribute("title")).toBe("$0.0000006");
+    expect(await stat("Saved by prompt caching, 30 days").textContent()).toBe("$0.0000006");
 
     // On a phone: the same figures shown, and the page still fits without sideways scrolling.
     const desktop = page.viewportSize()!;
@@ -216,8 +226,9 @@ describeInBrowser("the dashboard, end to end", () => {
     try {
       expect(await stat("Saved by prompt caching, 30 days").isVisible()).toBe(true);
       await goTo("/dashboard/usage");
-      const saved = page.locator("table.usage tbody tr").first().locator("td").nth(7);
-      expect(await saved.textContent()).toBe("$0.000001");
+      await page.locator("table.usage tbody tr").first().getByRole("button", { name: /Details/ }).click();
+      const saved = page.locator("tr.usage-detail:visible dd").nth(1);
+      expect(await saved.textContent()).toBe("$0.0000006");
       expect(await page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth)).toBe(true);
       // The table scrolls within its card: the Saved column is reached there, on screen.
       await saved.scrollIntoViewIfNeeded();
@@ -275,8 +286,9 @@ describeInBrowser("the dashboard, end to end", () => {
 
   test("creates a management key, shown once, listed as one, that a script can use", async () => {
     await goTo("/dashboard/keys");
-    await page.getByLabel("Used by").fill("Provisioning");
     await page.getByRole("button", { name: "Create management key" }).click();
+    await page.getByLabel("Used by").fill("Provisioning");
+    await page.getByRole("dialog").getByRole("button", { name: "Create management key" }).click();
     await secretShown();
     const management = await takeSecret();
     expect(management).toMatch(/^gw-mgmt-[0-9A-Za-z]{48}$/);
@@ -317,6 +329,11 @@ describeInBrowser("the dashboard, end to end", () => {
     await limit.fill("10001");
     await page.getByRole("button", { name: "Save limit" }).click();
     await page.getByText("Hourly spend limit must be a number from 0 to 10,000").waitFor();
+    // The API's own "no limit" value is not a number the hint offers: the form refuses it, saying what to do instead.
+    await limit.fill("-1");
+    await page.getByRole("button", { name: "Save limit" }).click();
+    await page.getByText("Hourly spend limit must be a number from 0 to 10,000; leave it empty for no limit").waitFor();
+    expect(await page.getByText("Saved. There is no hourly spend limit.").count()).toBe(0);
     await limit.fill("50");
     await page.getByRole("button", { name: "Save limit" }).click();
     await page.getByText("Saved. Requests are refused once $50.00 is spent in an hour.").waitFor();

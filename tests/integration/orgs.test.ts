@@ -230,6 +230,13 @@ describeEachDialect("organizations", (dialect) => {
       expect((await owner.send("DELETE", `/settings/auto-topup?org=${orgId}`)).status).toBe(200);
     });
 
+    test("a member reads its own row of the members list only, never another's cap or spend", async () => {
+      const { members } = await readJson(await member.send("GET", `/orgs/${orgId}/members`));
+      expect(members.map((m: { email: string }) => m.email)).toEqual([member.email]);
+      const everyone = await readJson(await admin.send("GET", `/orgs/${orgId}/members`));
+      expect(everyone.members.map((m: { email: string }) => m.email)).toEqual(expect.arrayContaining([owner.email, admin.email, member.email]));
+    });
+
     test("the last owner cannot leave or be demoted", async () => {
       const self = await userId(owner);
       expect((await owner.send("DELETE", `/orgs/${orgId}/members/${self}`)).status).toBe(409);

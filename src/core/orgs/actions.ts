@@ -37,6 +37,17 @@ export async function managerOf(ctx: OrgContext, orgId: string): Promise<Members
   return found;
 }
 
+/**
+ * The organization's members as the person may read them: everyone, with caps and today's
+ * spend, for its owners and admins; a member its own row only, since a member sees its own
+ * keys and usage only (DESIGN), and so neither another's cap nor what another spent.
+ */
+export async function visibleMembers(ctx: OrgContext, orgId: string) {
+  const own = await membershipOf(ctx, orgId);
+  const members = await ctx.store.listMembers(orgId, ctx.now);
+  return manages(own.role) ? members : members.filter((m) => m.userId === ctx.person.id);
+}
+
 export async function createOrg(ctx: OrgContext, name: string) {
   if (ctx.person.emailVerifiedAt === null) throw new AppError("permission_error", "Verify your e-mail address before creating an organization");
   return ctx.store.createOrg({ name, owner: ctx.person.id, actor: actorOf(ctx), now: ctx.now });

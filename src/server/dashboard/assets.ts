@@ -16,7 +16,7 @@ export function clientScript(): string {
   return built.stdout.toString();
 }
 
-/** The page's style sheet. */
+/** The page's style sheet: the shared styles, then single pages' own. */
 export function styleSheet(): string {
-  return readFileSync(join(import.meta.dir, "styles.css"), "utf8");
+  return ["styles.css", "page-styles.css"].map((name) => readFileSync(join(import.meta.dir, name), "utf8")).join("\n");
 }

@@ -32,20 +32,22 @@ export const layoutProblems = (page: Page) => page.evaluate(() => {
 });
 
 /**
- * Money shown against the dashboard's one rule: no figure with more than 6 decimals, none left
- * as "10.000000000 USD", a rounded figure carries its exact amount as a title, and in a table's
+ * Money shown against the dashboard's one rule: no figure past the API's 9 decimals, none left
+ * as "10.000000000 USD", a cut figure carries its exact amount as a title and is cut toward zero
+ * (never shown above it, and less than one unit of its last place below it), and in a table's
  * money column the decimal points line up (measured on the "." itself).
  */
 export const moneyProblems = (page: Page) => page.evaluate(() => {
   const problems: string[] = [];
   const text = document.querySelector("main")?.innerText ?? "";
-  for (const match of text.matchAll(/\$[\d,]+\.\d{7,}|\d+\.\d+ USD/g)) problems.push(`money not to the rule: ${match[0]}`);
-  for (const money of document.querySelectorAll("main .money")) {
-    const digits = (money.textContent ?? "").replace(/[^\d.]/g, "");
-    const title = (money.getAttribute("title") ?? money.textContent ?? "").replace(/[^\d.]/g, "");
-    const under = money.textContent?.startsWith("<") === true;
-    const off = under ? !(Number(title) > 0 && Number(title) < Number(digits)) : Math.abs(Number(digits) - Number(title)) > 0.005;
-    if (off) problems.push(`a title that is not the figure: ${money.textContent} / ${title}`);
+  for (const match of text.matchAll(/\$[\d,]+\.\d{10,}|\d+\.\d+ USD/g)) problems.push(`money not to the rule: ${match[0]}`);
+  for (const figure of document.querySelectorAll("main .money")) {
+    const shown = (figure.textContent ?? "").replace(/[^\d.]/g, "");
+    const exact = (figure.getAttribute("title") ?? figure.textContent ?? "").replace(/[^\d.]/g, "");
+    const unit = 10 ** -(shown.split(".")[1]?.length ?? 0);
+    // Floats only to compare, within a tolerance far below any unit shown.
+    const gap = Number(exact) - Number(shown);
+    if (gap < -1e-12 || gap >= unit - 1e-12) problems.push(`a title that is not the figure: ${figure.textContent} / ${exact}`);
   }
   const point = (cell: Element): number | null => {
     const node = [...(cell.querySelector(".money")?.childNodes ?? [])].find((n) => n.nodeType === Node.TEXT_NODE && n.textContent!.includes("."));

@@ -32,3 +32,10 @@ export const uniqueId = (prefix: string): string => `${prefix}-${++lastId}`;
 
 /** Text only screen readers read, such as the key a repeated "Edit" button belongs to. */
 export const hidden = (text: string) => h("span", { class: "visually-hidden" }, text);
+
+/**
+ * An identifier (an e-mail address, a model ID) that may break at its separators, never inside
+ * a word: a line break is offered after ".", "-", "_", "/" and ":", and before "@".
+ */
+export const breakable = (text: string): (string | HTMLElement)[] =>
+  text.split(/(?<=[.\-_/:])|(?=@)/).flatMap((part, i) => (i === 0 ? [part] : [h("wbr"), part]));

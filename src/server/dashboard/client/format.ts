@@ -1,14 +1,17 @@
 import { h } from "./dom.ts";
 
-// Money arrives as exact decimal strings and is rounded, when it is, on those digits (BigInt):
-// no float ever touches it. One rule for the whole dashboard:
-// - balances and totals (a balance, a day's or a model's spend, a pack) read to the cent, with
-//   the exact figure in a title; a total above zero that rounds to nothing reads "<$0.01";
-// - a request's cost, what caching saved it, and prices per million tokens read to their
-//   significant digits, at most 6 decimals (at least 2);
-// - an amount a person typed (a limit, a threshold, a grant) is said back exactly.
-// In tables figures are right-aligned in tabular digits, and a column of costs is padded with
+// Money arrives as exact decimal strings (the API's 6 or 9 places) and is cut, when it is, on
+// those digits (BigInt): no float ever touches it. One rule for every amount on every page, a
+// balance, a day's spend, a request's cost, a price or a limit alike:
+// - toward zero, so that a balance or what is left of a limit is never shown above what it is;
+// - to the cent, or to three significant digits where that shows more (at most the API's 9
+//   places), so that $4.999838 reads $4.99 and a request's $0.0000039 reads as itself;
+// - every digit the API gave in a title (hover), and on a click or tap in place of the figure.
+// In tables figures are right-aligned in tabular digits, and a column of amounts is padded with
 // room for the digits it lacks beside its longest fraction, so that the decimal points line up.
+
+const MAX_PLACES = 9;
+const SIGNIFICANT = 3;
 
 interface Decimal {
   negative: boolean;
@@ -22,71 +25,76 @@ function parse(amount: string): Decimal {
   return { negative, whole: whole.replace(/^0+(?=\d)/, ""), fraction };
 }
 
-/** `d` rounded half up (away from zero) to `places` decimals. */
-function round(d: Decimal, places: number): Decimal {
-  if (d.fraction.length <= places) return { ...d, fraction: d.fraction.padEnd(places, "0") };
-  const kept = BigInt(d.whole + d.fraction.slice(0, places)) + (Number(d.fraction[places]) >= 5 ? 1n : 0n);
-  const digits = kept.toString().padStart(places + 1, "0");
-  return { negative: d.negative, whole: digits.slice(0, digits.length - places), fraction: digits.slice(digits.length - places) };
-}
-
 const isZero = (d: Decimal): boolean => /^0*$/.test(d.whole + d.fraction);
 
-/** "$1,250.50": at least cents, no trailing zeros past them. */
-function show(d: Decimal): string {
-  const cents = d.fraction.replace(/0+$/, "").padEnd(2, "0");
+/** How many decimals the rule keeps: cents, or three significant digits below a dime. */
+function placesOf(d: Decimal): number {
+  if (d.whole !== "0") return 2;
+  const leadingZeros = d.fraction.match(/^0*/)![0].length;
+  return Math.min(MAX_PLACES, Math.max(2, leadingZeros + SIGNIFICANT));
+}
+
+/** "$1,250.50", "-$0.0000039": at least cents; `trim` drops zeros past them. */
+function show(d: Decimal, trim: boolean): string {
+  const fraction = trim ? d.fraction.replace(/0+$/, "").padEnd(2, "0") : d.fraction.padEnd(2, "0");
   const grouped = d.whole.replace(/\B(?=(\d{3})+(?!\d))/g, ",");
-  return `${d.negative && !isZero(d) ? "-" : ""}$${grouped}.${cents}`;
+  return `${d.negative && !isZero(d) ? "-" : ""}$${grouped}.${fraction}`;
 }
 
-/** Exactly as given: "0.000003900" → "$0.0000039", "-1250.5" → "-$1,250.50". For titles and amounts a person typed. */
-export const usdExact = (amount: string): string => show(parse(amount));
-
-/** A balance or a total, to the cent: "19.937044" → "$19.94"; "0.0000039" → "<$0.01". */
-export function usdTotal(amount: string): string {
+/** The amount by the dashboard's one rule: "4.999838" → "$4.99", "0.062956130" → "$0.0629", "0.000003900" → "$0.0000039". */
+export function usd(amount: string): string {
   const exact = parse(amount);
-  const cents = round(exact, 2);
-  return isZero(cents) && !isZero(exact) && !exact.negative ? "<$0.01" : show(cents);
+  const places = placesOf(exact);
+  return show({ ...exact, fraction: exact.fraction.slice(0, places).padEnd(places, "0") }, true);
 }
 
-/** A request's cost or a price: significant digits, at most 6 decimals: "0.06295613" → "$0.062956", "0.0000039" → "$0.000004". */
-export function usdCost(amount: string): string {
-  const exact = parse(amount);
-  const shown = round(exact, 6);
-  return isZero(shown) && !isZero(exact) && !exact.negative ? "<$0.000001" : show(shown);
+/** Every digit the API gave: "4.999838" → "$4.999838", "0.000003900" → "$0.000003900". For titles. */
+export const usdExact = (amount: string): string => show(parse(amount), false);
+
+/** An amount said back as a person typed it, to its last significant digit: "2.500000000" → "$2.50", "2.000000001" → "$2.000000001". */
+export const usdAsTyped = (amount: string): string => show(parse(amount), true);
+
+/** Shows the exact amount in place of the figure, and the figure again: where no pointer can hover (a phone). */
+function toggleExact(event: Event): void {
+  const figure = event.currentTarget as HTMLElement;
+  const { shown, exact } = figure.dataset;
+  figure.textContent = figure.textContent === shown ? exact! : shown!;
 }
 
-/** The figure as text, with the exact amount in a title when the text rounds it. */
-const figure = (text: string, amount: string): HTMLElement => {
+/** An amount as an element: by the rule, exact on hover and on a click or tap. */
+export function money(amount: string): HTMLElement {
+  const text = usd(amount);
   const exact = usdExact(amount);
-  return h("span", { class: "money", title: text === exact ? undefined : exact }, text);
-};
+  // A figure that cuts nothing ("$10.00" for "10.000000000") needs no exact twin.
+  if (text === usdAsTyped(amount)) return h("span", { class: "money" }, text);
+  return h("span", { class: "money exact-on-click", title: exact, "data-shown": text, "data-exact": exact, onClick: toggleExact }, text);
+}
 
-/** A balance or total as an element: to the cent, exact on hover. */
-export const total = (amount: string): HTMLElement => figure(usdTotal(amount), amount);
-
-/** A cost or price as an element: significant digits (at most 6 decimals), exact on hover. */
-export const cost = (amount: string): HTMLElement => figure(usdCost(amount), amount);
+const decimals = (figure: Element): number => (figure.textContent ?? "").split(".")[1]?.length ?? 0;
 
 /**
- * A table column of costs or prices: each padded by the width of the digits it lacks beside the longest fraction
- * among them, so that with right alignment and tabular digits their decimal points line up.
+ * Pads the amounts of each of the table's columns by the width of the digits they lack beside
+ * the column's longest fraction, so that with right alignment and tabular digits their decimal
+ * points line up ($4.99 over $0.0000039).
  */
-export function costColumn(amounts: string[]): HTMLElement[] {
-  const texts = amounts.map(usdCost);
-  const places = Math.max(2, ...texts.map((t) => t.split(".")[1]?.length ?? 0));
-  return texts.map((text, i) => {
-    const element = figure(text, amounts[i]!);
+export function alignMoney(table: HTMLTableElement): void {
+  const columns: HTMLElement[][] = [];
+  for (const row of table.querySelectorAll("tbody tr")) {
+    [...row.children].forEach((cell, i) => {
+      const figure = cell.querySelector<HTMLElement>(".money");
+      if (figure && (cell as HTMLTableCellElement).colSpan === 1) (columns[i] ??= []).push(figure);
+    });
+  }
+  for (const figures of columns.filter(Boolean)) {
+    const longest = Math.max(...figures.map(decimals));
     // Room for the missing digits (a digit is 1ch wide in tabular figures), never text that a copy would pick up.
-    const missing = places - (text.split(".")[1]?.length ?? 0);
-    if (missing > 0) element.classList.add(`pad-${missing}`);
-    return element;
-  });
+    for (const figure of figures) if (longest > decimals(figure)) figure.classList.add(`pad-${longest - decimals(figure)}`);
+  }
 }
 
-/** Amounts in stored text ("grant of 10.000000000 USD", "input 0.4000 USD/1M") said as money ("$10.00", "$0.40/1M"). */
+/** Amounts in stored text ("grant of 10.000000000 USD", "input 0.4000 USD/1M") said as money, by the rule ("$10.00", "$0.40/1M"). */
 export const moneyInText = (text: string): string =>
-  text.replace(/(-?\d+(?:\.\d+)?) USD(\/1M)?/g, (_, amount: string, perMillion: string | undefined) => `${usdExact(amount)}${perMillion ?? ""}`);
+  text.replace(/(-?\d+(?:\.\d+)?) USD(\/1M)?/g, (_, amount: string, perMillion: string | undefined) => `${usd(amount)}${perMillion ?? ""}`);
 
 /** "10.500000" → "10.5": a stored amount as a person would type it into a field (empty for none). */
 export const plainDecimal = (value: string | null): string => (value === null ? "" : value.replace(/(\.\d*?)0+$/, "$1").replace(/\.$/, ""));
@@ -120,14 +128,25 @@ export const plural = (n: number, one: string, many = `${one}s`): string => `${c
 export const plainNumber = (value: number): string =>
   value.toLocaleString("en-US", { useGrouping: false, maximumFractionDigits: 9 });
 
+/** A decimal string of USD (as the API sends money) in nano-USD. */
+function nanosOf(amount: string): bigint {
+  const [whole = "0", fraction = ""] = amount.replace("-", "").split(".");
+  const value = BigInt(whole) * 1_000_000_000n + BigInt(fraction.padEnd(9, "0").slice(0, 9));
+  return amount.startsWith("-") ? -value : value;
+}
+
 /** The exact sum of decimal strings with 9 fractional digits (as the API sends money), as such a string. */
 export function sumUsd(amounts: string[]): string {
-  const nanos = amounts.reduce((sum, amount) => {
-    const [whole = "0", fraction = ""] = amount.replace("-", "").split(".");
-    const value = BigInt(whole) * 1_000_000_000n + BigInt(fraction.padEnd(9, "0").slice(0, 9));
-    return sum + (amount.startsWith("-") ? -value : value);
-  }, 0n);
+  const nanos = amounts.reduce((sum, amount) => sum + nanosOf(amount), 0n);
   const negative = nanos < 0n;
   const digits = (negative ? -nanos : nanos).toString().padStart(10, "0");
   return `${negative ? "-" : ""}${digits.slice(0, -9)}.${digits.slice(-9)}`;
+}
+
+/** `part` of `whole` in whole percent, toward zero ("19%"); a share above nothing that rounds to 0 reads "under 1%". */
+export function sharePercent(part: string, whole: string): string {
+  const [p, w] = [nanosOf(part), nanosOf(whole)];
+  if (w <= 0n) return "100%";
+  const percent = (p * 100n) / w;
+  return percent === 0n && p > 0n ? "under 1%" : `${percent}%`;
 }

@@ -72,9 +72,9 @@ export async function renderSwitcher(slot: HTMLElement): Promise<void> {
   const menu = h("details", { class: "account-menu" },
     h("summary", { class: "button secondary" },
       h("span", { class: "visually-hidden" }, "Account: "),
-      // On a phone the role gives way to the name (the menu still says it).
-      h("span", { class: "account-name" }, actingFor?.name ?? "Personal",
-        actingFor ? h("span", { class: "account-role" }, ` (${roleWord(actingFor.role)})`) : null)),
+      // A name too long for the line gives way (an ellipsis), never the role beside it.
+      h("span", { class: "account-name" }, actingFor?.name ?? "Personal"),
+      actingFor ? h("span", { class: "account-role" }, ` (${roleWord(actingFor.role)})`) : null),
     h("ul", {},
       item(null, "Personal"),
       organizations.map((o) => item(o.id, `${o.name} (${roleWord(o.role)})`)),

@@ -1,3 +1,5 @@
+import { alignMoney } from "./format.ts";
+
 // Tables that do not fit their box (a phone, a narrow column beside a chart) are shown as stacked
 // rows, each cell under its column's name (the `data-label` the style sheet shows), so that no
 // money or status column ends up scrolled out of sight. Whether a table fits is measured, not
@@ -18,11 +20,17 @@ const observer = new ResizeObserver((entries) => {
   for (const entry of entries) fit(entry.target);
 });
 
-/** Names every body cell after its column, and stacks the table's rows whenever it is wider than `box`. */
+/**
+ * Names every body cell after its column (a heading's own `data-label` first; a cell spanning
+ * columns, such as a detail row's, is named by none), and stacks the table's rows whenever it is
+ * wider than `box`.
+ */
 export function fitTable(box: HTMLElement, table: HTMLTableElement): HTMLElement {
-  const labels = [...table.querySelectorAll("thead th")].map((th) => th.textContent ?? "");
+  // Every table comes through here: its columns of money are lined up on their decimal points too.
+  alignMoney(table);
+  const labels = [...table.querySelectorAll("thead th")].map((th) => th.getAttribute("data-label") ?? th.textContent ?? "");
   for (const row of table.querySelectorAll("tbody tr")) {
-    [...row.children].forEach((cell, i) => cell.setAttribute("data-label", labels[i] ?? ""));
+    [...row.children].forEach((cell, i) => cell.setAttribute("data-label", (cell as HTMLTableCellElement).colSpan > 1 ? "" : labels[i] ?? ""));
   }
   observer.observe(box);
   return box;

@@ -4,7 +4,7 @@ import { AppError, MESSAGES } from "../../../core/errors.ts";
 import { ORG_NOT_FOUND } from "../../../core/orgs/roles.ts";
 import { formatUsd } from "../../../core/money.ts";
 import {
-  acceptInvitation, changeMember, createOrg, deleteOrg, invite, managerOf, membershipOf, removeMember, resendInvitation,
+  acceptInvitation, changeMember, createOrg, deleteOrg, invite, managerOf, removeMember, resendInvitation, visibleMembers,
   revokeInvitation, transfer, type OrgContext,
 } from "../../../core/orgs/actions.ts";
 import {
@@ -58,8 +58,7 @@ export const orgRoutes = (deps: AppDeps) => {
     }, { parse: "none" })
     .get("/orgs/:orgId/members", async (c) => {
       const ctx = ctxOf(c);
-      await membershipOf(ctx, c.params.orgId);
-      return json({ members: (await store.listMembers(c.params.orgId, ctx.now)).map(memberView) });
+      return json({ members: (await visibleMembers(ctx, c.params.orgId)).map(memberView) });
     })
     .patch("/orgs/:orgId/members/:userId", async (c) => {
       const change = parseMemberChange(await body(c.request));

@@ -3,7 +3,7 @@ import { dataTable } from "../chart.ts";
 import { h } from "../dom.ts";
 import { pageUrl } from "../env.ts";
 import { field, form } from "../fields.ts";
-import { costColumn, count, dateTime, total, usdExact, usdTotal } from "../format.ts";
+import { count, dateTime, money, usdAsTyped, usd } from "../format.ts";
 import { confirmAction } from "../modal.ts";
 import type { AccountDetail, AdminAccount, GrantResult } from "../wire.ts";
 
@@ -45,19 +45,19 @@ function grantForm(email: string, done: (message: string) => Promise<void>): HTM
     submitLabel: "Grant credits",
     labelledBy: "grant-heading",
     onSubmit: async () => {
-      const usd = usdField.value();
-      const taking = usd.startsWith("-");
+      const typed = usdField.value();
+      const taking = typed.startsWith("-");
       const confirmed = await confirmAction({
-        title: taking ? `Take ${usdExact(usd.slice(1))} back from ${email}?` : `Grant ${usdExact(usd)} to ${email}?`,
+        title: taking ? `Take ${usdAsTyped(typed.slice(1))} back from ${email}?` : `Grant ${usdAsTyped(typed)} to ${email}?`,
         body: `Note: “${note.value()}”. The ledger keeps the entry for good; a mistake is corrected by another entry.`,
         confirmLabel: taking ? "Take credits back" : "Grant credits",
       });
       if (!confirmed) return;
       // The amount goes as the typed decimal string, so the server reads it exactly.
-      const result = await call<GrantResult>("POST", `/admin/accounts/${encodeURIComponent(email)}/credits`, { usd, note: note.value() });
+      const result = await call<GrantResult>("POST", `/admin/accounts/${encodeURIComponent(email)}/credits`, { usd: typed, note: note.value() });
       usdField.input.value = "";
       note.input.value = "";
-      await done(`${result.kind === "grant" ? "Granted" : "Took back"} ${usdExact(result.amountUsd.replace("-", ""))}. The balance is now ${usdTotal(result.balanceUsd)}.`);
+      await done(`${result.kind === "grant" ? "Granted" : "Took back"} ${usdAsTyped(result.amountUsd.replace("-", ""))}. The balance is now ${usd(result.balanceUsd)}.`);
     },
   });
 }
@@ -82,7 +82,6 @@ function banButton(account: AdminAccount, done: (message: string) => Promise<voi
 export async function renderAccountDetail(root: HTMLElement, email: string, notice?: string): Promise<void> {
   const detail = await call<AccountDetail>("GET", `/admin/accounts/${encodeURIComponent(email)}`);
   const { account } = detail;
-  const costs = costColumn(detail.usage.map((u) => u.costUsd));
   const redraw = async (message: string) => {
     await renderAccountDetail(root, email, message);
     document.getElementById("account-heading")?.focus();
@@ -92,13 +91,13 @@ export async function renderAccountDetail(root: HTMLElement, email: string, noti
     h("div", { class: "form-status", "aria-live": "polite" }, notice ? h("p", { class: "notice success", role: "status" }, notice) : null),
     section("account-heading", account.email,
       h("dl", { class: "facts" },
-        fact("State", stateBadge(account)), fact("Balance", total(account.balanceUsd)), fact("Reserved", total(account.reservedUsd)),
+        fact("State", stateBadge(account)), fact("Balance", money(account.balanceUsd)), fact("Reserved", money(account.reservedUsd)),
         fact("In flight", count(account.inflight)), fact("Operator", account.admin ? "Yes" : "No"), fact("Created", dateTime(account.createdAt))),
       h("div", { class: "actions" }, banButton(account, redraw))),
     section("grant-heading", "Grant credits", grantForm(account.email, redraw)),
     section("keys-heading", "API keys", detail.keys.length === 0 ? h("p", { class: "muted" }, "No keys.") : dataTable({
       caption: "Keys, newest first", columns: ["Name", "Prefix", "Status", "Requests", "Spend", "Last used"], numeric: [3, 4],
-      rows: detail.keys.map((k) => [k.name, `${k.prefix}…`, k.status, count(k.total_requests), total(k.total_spend_usd), k.lastUsedAt ? dateTime(k.lastUsedAt) : "Never"]),
+      rows: detail.keys.map((k) => [k.name, `${k.prefix}…`, k.status, count(k.total_requests), money(k.total_spend_usd), k.lastUsedAt ? dateTime(k.lastUsedAt) : "Never"]),
     })),
     section("purchases-heading", "Purchases", detail.purchases.length === 0 ? h("p", { class: "muted" }, "No purchases.") : dataTable({
       caption: "Purchases, newest first, with what was refunded or disputed", columns: ["Date", "Purchase", "Credits", "Paid", "Refunded", "Disputed", "Status"],
@@ -106,16 +105,16 @@ export async function renderAccountDetail(root: HTMLElement, email: string, noti
       rows: detail.purchases.map((p) => [
         dateTime(p.createdAt),
         h("span", {}, p.packName, p.source === "auto_topup" ? " (automatic top-up)" : "", h("br"), h("code", { class: "muted" }, p.id)),
-        total(p.creditsUsd),
-        p.paidUsd === null ? "—" : total(p.paidUsd),
-        total(p.refundedUsd),
-        p.disputedUsd === null ? "—" : h("span", {}, total(p.disputedUsd), ` (${p.disputeStatus ?? "open"})`),
+        money(p.creditsUsd),
+        p.paidUsd === null ? "—" : money(p.paidUsd),
+        money(p.refundedUsd),
+        p.disputedUsd === null ? "—" : h("span", {}, money(p.disputedUsd), ` (${p.disputeStatus ?? "open"})`),
         p.status,
       ]),
     })),
     section("usage-heading", "Latest requests", detail.usage.length === 0 ? h("p", { class: "muted" }, "No requests.") : dataTable({
       caption: "The 20 latest requests", columns: ["Time", "Model", "Key", "Cost", "Latency", "Status"], numeric: [3, 4],
-      rows: detail.usage.map((u, i) => [dateTime(u.createdAt), u.model, u.keyName ?? "—", costs[i]!, `${count(u.latencyMs)} ms`, u.error ? `error: ${u.error}` : u.status]),
+      rows: detail.usage.map((u) => [dateTime(u.createdAt), u.model, u.keyName ?? "—", money(u.costUsd), `${count(u.latencyMs)} ms`, u.error ? `error: ${u.error}` : u.status]),
     })),
   );
   document.title = `${account.email} · Accounts · Gateway`;

@@ -2,7 +2,7 @@ import { call } from "../api.ts";
 import { dataTable } from "../chart.ts";
 import { h, uniqueId } from "../dom.ts";
 import { pageUrl } from "../env.ts";
-import { count, dateTime, total } from "../format.ts";
+import { count, dateTime, money } from "../format.ts";
 import type { AccountSearch } from "../wire.ts";
 import { renderAccountDetail, stateBadge } from "./admin-account.ts";
 import { consolePage } from "./console.ts";
@@ -35,7 +35,7 @@ async function renderSearch(root: HTMLElement, params: URLSearchParams): Promise
         numeric: [2, 3, 4],
         rows: found.accounts.map((a) => [
           h("a", { href: pageUrl("adminAccounts", { email: a.email }) }, a.email, a.admin ? " (operator)" : ""),
-          stateBadge(a), total(a.balanceUsd), total(a.reservedUsd), count(a.inflight), dateTime(a.createdAt),
+          stateBadge(a), money(a.balanceUsd), money(a.reservedUsd), count(a.inflight), dateTime(a.createdAt),
         ]),
       }),
     h("nav", { class: "pager", "aria-label": "Result pages" },

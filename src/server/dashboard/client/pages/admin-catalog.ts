@@ -2,7 +2,7 @@ import { call } from "../api.ts";
 import { dataTable } from "../chart.ts";
 import { h, hidden } from "../dom.ts";
 import { field, form } from "../fields.ts";
-import { costColumn, count, usdCost } from "../format.ts";
+import { count, money, usd } from "../format.ts";
 import { confirmAction, openModal } from "../modal.ts";
 import type { CatalogList, CatalogModel } from "../wire.ts";
 import { aliasesSection } from "./admin-aliases.ts";
@@ -33,7 +33,7 @@ async function editPrices(model: CatalogModel, saved: (message: string) => void)
         const updated = await call<CatalogModel>("PATCH", `/admin/models/${encodeURIComponent(model.id)}`, {
           inputPerMillionUsd: input.value(), cachedInputPerMillionUsd: cached.value(), outputPerMillionUsd: output.value(),
         });
-        saved(`${updated.id} now sells at ${usdCost(updated.inputPerMillionUsd)} in (${usdCost(updated.cachedInputPerMillionUsd)} cached) and ${usdCost(updated.outputPerMillionUsd)} out per million tokens. ${TAKES_EFFECT}`);
+        saved(`${updated.id} now sells at ${usd(updated.inputPerMillionUsd)} in (${usd(updated.cachedInputPerMillionUsd)} cached) and ${usd(updated.outputPerMillionUsd)} out per million tokens. ${TAKES_EFFECT}`);
         close("saved");
       },
     }),
@@ -65,7 +65,7 @@ async function renderCatalog(root: HTMLElement, notice?: string): Promise<void> 
     onClick: () => void editPrices(m, (message) => void redraw(message, `prices-${m.id}`)),
   }, "Edit prices", hidden(` of ${m.id}`));
   const [input, cached, output] = (["inputPerMillionUsd", "cachedInputPerMillionUsd", "outputPerMillionUsd"] as const)
-    .map((name) => costColumn(models.map((m) => m[name])));
+    .map((name) => models.map((m) => money(m[name])));
   root.replaceChildren(
     h("div", { class: "form-status", "aria-live": "polite" }, notice ? h("p", { class: "notice success", role: "status" }, notice) : null),
     dataTable({

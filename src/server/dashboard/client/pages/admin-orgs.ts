@@ -2,7 +2,7 @@ import { call } from "../api.ts";
 import { dataTable } from "../chart.ts";
 import { h, hidden } from "../dom.ts";
 import { pageUrl } from "../env.ts";
-import { count, dateTime, total, usdExact } from "../format.ts";
+import { count, dateTime, money } from "../format.ts";
 import { confirmAction } from "../modal.ts";
 import { roleWord } from "../org-switcher.ts";
 import type { MemberView } from "../wire.ts";
@@ -26,7 +26,7 @@ async function renderList(root: HTMLElement): Promise<void> {
       columns: ["Name", "Members", "Balance", "Created"],
       numeric: [1, 2],
       rows: organizations.map((o) => [
-        h("a", { href: pageUrl("adminOrgs", { id: o.id }) }, o.name), count(o.members), total(o.balanceUsd), dateTime(o.createdAt),
+        h("a", { href: pageUrl("adminOrgs", { id: o.id }) }, o.name), count(o.members), money(o.balanceUsd), dateTime(o.createdAt),
       ]),
     }));
 }
@@ -59,7 +59,7 @@ async function renderDetail(root: HTMLElement, id: string, notice?: { text: stri
       numeric: [2, 3],
       rows: org.members.map((m) => [
         h("a", { href: pageUrl("adminAccounts", { email: m.email }) }, m.email), roleWord(m.role),
-        m.spendCapUsdPerDay === null ? "No cap" : usdExact(m.spendCapUsdPerDay), total(m.spentTodayUsd), dateTime(m.joinedAt),
+        m.spendCapUsdPerDay === null ? "No cap" : money(m.spendCapUsdPerDay), money(m.spentTodayUsd), dateTime(m.joinedAt),
         m.role === "owner" ? "—" : h("button", { type: "button", class: "button secondary", onClick: () => void makeOwner(m) }, "Make owner", hidden(` ${m.email}`)),
       ]),
     }),

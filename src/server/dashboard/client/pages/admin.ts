@@ -2,7 +2,7 @@ import { call } from "../api.ts";
 import { barList, dataTable, stackedBars } from "../chart.ts";
 import { h } from "../dom.ts";
 import { pageUrl } from "../env.ts";
-import { count, shortDate, sumUsd, total, usdTotal } from "../format.ts";
+import { count, shortDate, sumUsd, money, usd } from "../format.ts";
 import type { AdminStats } from "../wire.ts";
 import { consolePage } from "./console.ts";
 
@@ -21,13 +21,13 @@ function usageBreakdown(kind: "Model" | "Provider", rows: { name: string; spendU
   const top = bySpend[0]!;
   return barList({
     title: `Spend per ${kind.toLowerCase()}, last ${days} days`,
-    summary: `Most spend: ${top.name}, ${usdTotal(top.spendUsd)}.`,
-    items: bySpend.map((r) => ({ label: r.name, value: Number(r.spendUsd), text: usdTotal(r.spendUsd) })),
+    summary: `Most spend: ${top.name}, ${usd(top.spendUsd)}.`,
+    items: bySpend.map((r) => ({ label: r.name, value: Number(r.spendUsd), text: usd(r.spendUsd) })),
     table: {
       caption: `Requests per ${kind.toLowerCase()}, busiest first`,
       columns: [kind, "Spend", "Requests", "Errors", "Error rate", "Mean latency"],
       numeric: [1, 2, 3, 4, 5],
-      rows: rows.map((r) => [r.name, total(r.spendUsd), count(r.requests), count(r.errors), errorRate(r.errors, r.requests), `${count(r.avgLatencyMs)} ms`]),
+      rows: rows.map((r) => [r.name, money(r.spendUsd), count(r.requests), count(r.errors), errorRate(r.errors, r.requests), `${count(r.avgLatencyMs)} ms`]),
     },
   });
 }
@@ -51,14 +51,14 @@ async function renderFigures(root: HTMLElement): Promise<void> {
       : h("a", { href: pageUrl("admin", { days: String(n) }) }, `${n} days`))),
     h("div", { class: "stats" },
       stat("In flight now", count(stats.inflight.requests)),
-      stat(`Credit sold, ${days} days`, total(sold)),
-      stat(`Spent, ${days} days`, total(spent)),
+      stat(`Credit sold, ${days} days`, money(sold)),
+      stat(`Spent, ${days} days`, money(spent)),
       stat(`Requests, ${days} days`, `${count(requests)} (${errorRate(errors, requests)} errors)`),
     ),
     section("credit-per-day", "Credit sold and spent per day",
       stackedBars({
         title: `Credit sold and spent per day over the last ${days} days (UTC)`,
-        summary: `Sold ${usdTotal(sold)}, granted ${usdTotal(sumUsd(daily.map((d) => d.grantedUsd)))}, spent ${usdTotal(spent)}.`,
+        summary: `Sold ${usd(sold)}, granted ${usd(sumUsd(daily.map((d) => d.grantedUsd)))}, spent ${usd(spent)}.`,
         labels: daily.map((d) => shortDate(d.date)),
         series: [{ name: "Sold", values: daily.map((d) => Number(d.soldUsd)) }, { name: "Spent", values: daily.map((d) => Number(d.spentUsd)) }],
         grouped: true,
@@ -66,7 +66,7 @@ async function renderFigures(root: HTMLElement): Promise<void> {
           caption: "Per day (UTC), newest first",
           columns: ["Day (UTC)", "Sold", "Granted", "Spent", "Requests", "Errors"],
           numeric: [1, 2, 3, 4, 5],
-          rows: [...daily].reverse().map((d) => [d.date, total(d.soldUsd), total(d.grantedUsd), total(d.spentUsd), count(d.requests), count(d.errors)]),
+          rows: [...daily].reverse().map((d) => [d.date, money(d.soldUsd), money(d.grantedUsd), money(d.spentUsd), count(d.requests), count(d.errors)]),
         },
       })),
     section("per-model", "Per model", usageBreakdown("Model", stats.models.map((m) => ({ name: m.model, ...m })), days)),

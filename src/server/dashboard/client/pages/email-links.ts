@@ -2,7 +2,7 @@ import { call } from "../api.ts";
 import { h } from "../dom.ts";
 import { pageUrl } from "../env.ts";
 import { field, form } from "../fields.ts";
-import { usdTotal } from "../format.ts";
+import { usd } from "../format.ts";
 import type { SecurityView } from "../wire.ts";
 import { newPasswordFields } from "./password-fields.ts";
 
@@ -40,7 +40,7 @@ export async function renderVerify(root: HTMLElement): Promise<void> {
     try {
       const { creditsGrantedUsd } = await call<{ creditsGrantedUsd?: string }>("POST", "/auth/verify", { token }, { unauthorized: "throw" });
       say("success", "Your e-mail address is confirmed. ",
-        creditsGrantedUsd ? `${usdTotal(creditsGrantedUsd)} of free credits added to your balance. ` : "",
+        creditsGrantedUsd ? `${usd(creditsGrantedUsd)} of free credits added to your balance. ` : "",
         dashboardLink());
       button.remove();
     } catch (error) {

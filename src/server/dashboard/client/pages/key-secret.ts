@@ -1,16 +1,5 @@
+import { copyText } from "../copy.ts";
 import { h } from "../dom.ts";
-
-/** Copies the input's text: the Clipboard API where the page is a secure context, else the older copy command. */
-async function copyFrom(input: HTMLInputElement): Promise<boolean> {
-  try {
-    await navigator.clipboard.writeText(input.value);
-    return true;
-  } catch {
-    // Plain http on a public address has no Clipboard API; a selection can still be copied.
-    input.select();
-    return document.execCommand("copy");
-  }
-}
 
 /** How the panel names what it shows. */
 export interface SecretWords {
@@ -41,7 +30,7 @@ export function showSecret(container: HTMLElement, secret: string, onDone: () =>
       input,
       h("button", {
         type: "button", class: "button", onClick: async () => {
-          copied.textContent = (await copyFrom(input)) ? "Copied to the clipboard." : "Select the key and copy it with Ctrl+C or ⌘C.";
+          copied.textContent = (await copyText(input.value, input)) ? "Copied to the clipboard." : "Select the key and copy it with Ctrl+C or ⌘C.";
         },
       }, "Copy"),
     ),

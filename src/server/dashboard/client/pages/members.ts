@@ -1,7 +1,7 @@
 import { call } from "../api.ts";
-import { h, hidden } from "../dom.ts";
+import { breakable, h, hidden } from "../dom.ts";
 import { actingFor, manages, pageUrl } from "../env.ts";
-import { dateTime, total, usdExact } from "../format.ts";
+import { dateTime, money } from "../format.ts";
 import { confirmAction } from "../modal.ts";
 import { asRole, createOrg, roleWord, switchedUrl } from "../org-switcher.ts";
 import { fitTable } from "../table-fit.ts";
@@ -54,7 +54,10 @@ async function remove(page: MembersPage, member: MemberView, slot: HTMLElement):
   }
 }
 
-function memberRow(page: MembersPage, member: MemberView): HTMLElement {
+/** Why the person is not offered to leave: the last owner cannot (the server would refuse it). */
+const ONLY_OWNER = "You are its only owner: make another member an owner before you leave.";
+
+function memberRow(page: MembersPage, member: MemberView, onlyOwner: boolean): HTMLElement {
   const slot = h("div", {});
   const self = member.userId === page.org.personId;
   const button = (label: string, tone: string, action: () => Promise<void>) =>
@@ -69,16 +72,17 @@ function memberRow(page: MembersPage, member: MemberView): HTMLElement {
   const actions = [
     changeable ? button("Edit", "secondary", edit) : null,
     changeable && !self ? button("Remove", "danger", () => remove(page, member, slot)) : null,
-    self ? button("Leave organization", "danger", () => remove(page, member, slot)) : null,
+    self && !onlyOwner ? button("Leave organization", "danger", () => remove(page, member, slot)) : null,
   ].filter((b) => b !== null);
+  const why = self && onlyOwner ? h("p", { class: "muted why-not" }, ONLY_OWNER) : null;
   const cap = member.spendCapUsdPerDay;
   return h("tr", {},
-    h("td", {}, member.email, self ? " (you)" : ""),
+    h("td", { class: "identifier" }, breakable(member.email), self ? " (you)" : ""),
     h("td", {}, roleWord(member.role)),
-    h("td", { class: "num" }, cap === null ? "No cap" : h("span", { class: "money" }, usdExact(cap))),
-    h("td", { class: "num" }, total(member.spentTodayUsd), cap === null ? null : h("span", { class: "muted cap-share" }, shareOfCap(member.spentTodayUsd, cap))),
+    h("td", { class: "num" }, cap === null ? "No cap" : money(cap)),
+    h("td", { class: "num" }, money(member.spentTodayUsd), cap === null ? null : h("span", { class: "muted cap-share" }, shareOfCap(member.spentTodayUsd, cap))),
     h("td", {}, dateTime(member.joinedAt)),
-    h("td", {}, actions.length === 0 ? "—" : h("div", { class: "row-actions" }, actions), slot),
+    h("td", {}, actions.length === 0 && !why ? "—" : h("div", { class: "row-actions" }, actions), why, slot),
   );
 }
 
@@ -87,7 +91,7 @@ function membersTable(page: MembersPage, members: MemberView[]): HTMLElement {
   const table = h("table", {},
     h("caption", { id: "members-caption" }, `Members of ${page.org.name}`),
     h("thead", {}, h("tr", {}, columns.map((c, i) => h("th", { scope: "col", class: i === 2 || i === 3 ? "num" : undefined }, c)))),
-    h("tbody", {}, members.map((m) => memberRow(page, m))),
+    h("tbody", {}, members.map((m) => memberRow(page, m, members.filter((o) => o.role === "owner").length === 1 && m.role === "owner"))),
   );
   return fitTable(h("div", { class: "table-scroll", tabindex: "0", role: "region", "aria-labelledby": "members-caption" }, table), table);
 }

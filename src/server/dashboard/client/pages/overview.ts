@@ -1,7 +1,7 @@
 import { call } from "../api.ts";
 import { h } from "../dom.ts";
 import { actingFor, basePath, manages, pageUrl } from "../env.ts";
-import { plural, sumUsd, total, usdExact } from "../format.ts";
+import { plural, sumUsd, money, usd } from "../format.ts";
 import type { AccountView, MemberView, SpendSummary } from "../wire.ts";
 import { asRole } from "../org-switcher.ts";
 import { transferCard } from "./org-transfer.ts";
@@ -15,11 +15,15 @@ function spendCards(spend: SpendSummary): { stats: HTMLElement[]; chart: HTMLEle
   const saved = sumUsd(spend.daily.map((day) => day.savedUsd));
   return {
     stats: [
-      stat("Spend, last 24 hours", total(spend.last24Hours.spendUsd), h("p", { class: "muted" }, plural(spend.last24Hours.requests, "request"))),
-      stat("Saved by prompt caching, 30 days", total(saved),
+      stat("Spend, last 24 hours", money(spend.last24Hours.spendUsd), h("p", { class: "muted" }, plural(spend.last24Hours.requests, "request"))),
+      stat("Saved by prompt caching, 30 days", money(saved),
         h("p", { class: "muted" }, "Prompt tokens the provider read from its cache, charged at the cached-input price.")),
     ],
-    chart: h("section", { class: "card", "aria-labelledby": "daily-spend" }, h("h2", { id: "daily-spend" }, "Daily spend, last 30 days"), spendChart(spend.daily)),
+    chart: h("section", { class: "card", "aria-labelledby": "daily-spend" }, h("h2", { id: "daily-spend" }, "Daily spend, last 30 days"),
+      // Thirty days of nothing say nothing: a new account is told what will be here, and how to start.
+      spend.daily.every((day) => day.requests === 0)
+        ? h("p", {}, "No spend yet. Requests made with your API keys show here, day by day. ", h("a", { href: pageUrl("keys") }, "Create an API key"), ".")
+        : spendChart(spend.daily)),
   };
 }
 
@@ -30,8 +34,8 @@ async function ownDay(): Promise<HTMLElement | null> {
   const me = members.find((m) => m.userId === actingFor?.personId);
   if (!me) return null;
   const cap = me.spendCapUsdPerDay;
-  return stat("Your spend today (UTC)", total(me.spentTodayUsd),
-    h("p", { class: "muted" }, cap === null ? "Your keys have no daily cap here." : `Your keys may spend ${usdExact(cap)} a day here.`));
+  return stat("Your spend today (UTC)", money(me.spentTodayUsd),
+    h("p", { class: "muted" }, cap === null ? "Your keys have no daily cap here." : `Your keys may spend ${usd(cap)} a day here.`));
 }
 
 /**
@@ -43,7 +47,7 @@ export async function renderOverview(root: HTMLElement): Promise<void> {
     call<AccountView>("GET", "/account"), manages() ? call<SpendSummary>("GET", "/account/spend") : null, ownDay(),
   ]);
   const spent = spend === null ? null : spendCards(spend);
-  const balance = h("span", {}, total(account.balanceUsd));
+  const balance = h("span", {}, money(account.balanceUsd));
   root.replaceChildren(
     h("p", { class: "muted" }, actingFor ? `Acting for ${actingFor.name} as ${asRole(actingFor.role)}.` : `Signed in as ${account.email}`),
     h("div", { class: "stats" },
@@ -51,7 +55,7 @@ export async function renderOverview(root: HTMLElement): Promise<void> {
       mine ?? "",
       ...(spent?.stats ?? []),
     ),
-    actingFor ? transferCard(actingFor, (usd) => balance.replaceChildren(total(usd))) : "",
+    actingFor ? transferCard(actingFor, (usd) => balance.replaceChildren(money(usd))) : "",
     spent?.chart ?? "",
     h("section", { class: "card", "aria-labelledby": "quick-start" },
       h("h2", { id: "quick-start" }, "Call the API"),

@@ -2,7 +2,7 @@ import { call } from "../api.ts";
 import { dataTable } from "../chart.ts";
 import { h } from "../dom.ts";
 import { pageUrl } from "../env.ts";
-import { dateTime, total } from "../format.ts";
+import { dateTime, money } from "../format.ts";
 import type { PurchaseList, PurchaseView } from "../wire.ts";
 
 const STATUS: Record<string, string> = { paid: "Paid", open: "Awaiting payment", expired: "Expired", failed: "Payment failed" };
@@ -36,8 +36,8 @@ export async function renderPurchases(root: HTMLElement): Promise<void> {
     rows: purchases.map((p) => [
       h("time", { datetime: p.createdAt }, dateTime(p.createdAt)),
       p.source === "auto_topup" ? h("span", {}, p.packName, h("span", { class: "muted" }, " (automatic top-up)")) : p.packName,
-      p.priceUsd === null ? "—" : total(p.priceUsd),
-      total(p.creditsUsd),
+      p.priceUsd === null ? "—" : money(p.priceUsd),
+      money(p.creditsUsd),
       h("span", { class: `badge ${BADGE[p.status] ?? "error"}` }, STATUS[p.status] ?? p.status),
       documents(p),
     ]),

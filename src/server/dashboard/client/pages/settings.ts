@@ -1,7 +1,7 @@
 import { call } from "../api.ts";
 import { h } from "../dom.ts";
 import { actingFor, pageUrl } from "../env.ts";
-import { plainNumber, usdExact } from "../format.ts";
+import { plainNumber, usdAsTyped } from "../format.ts";
 import { field, form, optionalAmount } from "../fields.ts";
 import type { AccountView } from "../wire.ts";
 import { renderWebhookSettings } from "./settings-webhook.ts";
@@ -35,7 +35,7 @@ export async function renderSettings(root: HTMLElement): Promise<void> {
     onSubmit: async () => {
       const value = threshold.value() === "" ? null : Number(threshold.value());
       const saved = await call<{ threshold: number | null }>("PATCH", "/settings/alert-threshold", { threshold: value });
-      return saved.threshold === null ? "Low-balance alerts are off." : `Saved. You get an e-mail when the balance falls below ${usdExact(plainNumber(saved.threshold))}.`;
+      return saved.threshold === null ? "Low-balance alerts are off." : `Saved. You get an e-mail when the balance falls below ${usdAsTyped(plainNumber(saved.threshold))}.`;
     },
   });
 
@@ -43,7 +43,11 @@ export async function renderSettings(root: HTMLElement): Promise<void> {
     name: "limit", label: "Hourly spend limit (USD)", inputMode: "decimal",
     value: account.spendSafetyLimit === UNLIMITED ? "" : plainNumber(account.spendSafetyLimit),
     hint: `From 0 to ${SPEND_LIMIT_MAX_USD.toLocaleString("en-US")}. Leave empty for no limit.`,
-    validate: (v) => (v === String(UNLIMITED) ? null : optionalAmount("Hourly spend limit", { min: 0, max: SPEND_LIMIT_MAX_USD })(v)),
+    // The API's -1 for no limit is its own notation, not a value the hint offers: empty says it here.
+    validate: (v) => {
+      const refused = optionalAmount("Hourly spend limit", { min: 0, max: SPEND_LIMIT_MAX_USD })(v);
+      return refused === null ? null : `${refused}; leave it empty for no limit`;
+    },
   });
   const limitForm = form({
     fields: [limit],
@@ -52,7 +56,7 @@ export async function renderSettings(root: HTMLElement): Promise<void> {
     onSubmit: async () => {
       const value = limit.value() === "" ? UNLIMITED : Number(limit.value());
       const saved = await call<{ limit: number }>("PATCH", "/settings/spend-safety-limit", { limit: value });
-      return saved.limit === UNLIMITED ? "Saved. There is no hourly spend limit." : `Saved. Requests are refused once ${usdExact(plainNumber(saved.limit))} is spent in an hour.`;
+      return saved.limit === UNLIMITED ? "Saved. There is no hourly spend limit." : `Saved. Requests are refused once ${usdAsTyped(plainNumber(saved.limit))} is spent in an hour.`;
     },
   });
 

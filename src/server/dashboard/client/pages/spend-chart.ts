@@ -1,5 +1,5 @@
 import { stackedBars } from "../chart.ts";
-import { plural, shortDate, total, usdTotal } from "../format.ts";
+import { plural, shortDate, money, usd } from "../format.ts";
 import type { DaySpendView } from "../wire.ts";
 
 // Amounts are exact decimal strings; only the bars' heights are computed in floating point.
@@ -11,7 +11,7 @@ export function spendChart(days: DaySpendView[]): HTMLElement {
   const requests = days.reduce((sum, day) => sum + day.requests, 0);
   const summary = amountOf(highest) === 0
     ? "No spend in the last 30 days."
-    : `Highest: ${usdTotal(highest.spendUsd)} on ${shortDate(highest.date)}; ${plural(requests, "request")} in 30 days.`;
+    : `Highest: ${usd(highest.spendUsd)} on ${shortDate(highest.date)}; ${plural(requests, "request")} in 30 days.`;
   return stackedBars({
     title: "Daily spend over the last 30 days (UTC)",
     summary,
@@ -22,7 +22,7 @@ export function spendChart(days: DaySpendView[]): HTMLElement {
       caption: "Spend per day (UTC), newest first",
       columns: ["Day (UTC)", "Spend", "Requests"],
       numeric: [1, 2],
-      rows: [...days].reverse().map((day) => [day.date, total(day.spendUsd), day.requests]),
+      rows: [...days].reverse().map((day) => [day.date, money(day.spendUsd), day.requests]),
     },
   });
 }

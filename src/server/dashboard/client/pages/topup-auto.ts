@@ -1,7 +1,7 @@
 import { call } from "../api.ts";
 import { h } from "../dom.ts";
 import { choice, field, form, optionalAmount } from "../fields.ts";
-import { usdTotal } from "../format.ts";
+import { usd } from "../format.ts";
 
 /** `GET /settings/auto-topup`, as the page reads it. */
 interface AutoTopupView {
@@ -53,7 +53,7 @@ export async function renderAutoTopup(root: HTMLElement, packs: PackChoice[]): P
   }
   const pack = choice(
     { name: "packId", label: "Pack to buy" },
-    sellable.map((p) => [p.id, `${p.name}: ${usdTotal(p.priceUsd)}`]),
+    sellable.map((p) => [p.id, `${p.name}: ${usd(p.priceUsd)}`]),
     view.packId ?? sellable[0]!.id,
   );
   const threshold = field({

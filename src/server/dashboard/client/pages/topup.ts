@@ -1,7 +1,7 @@
 import { ApiError, call } from "../api.ts";
 import { h } from "../dom.ts";
 import { pageUrl } from "../env.ts";
-import { total, usdTotal } from "../format.ts";
+import { money, usd } from "../format.ts";
 import type { AccountView, CheckoutStarted, PurchaseList } from "../wire.ts";
 import { renderAutoTopup } from "./topup-auto.ts";
 
@@ -26,7 +26,7 @@ async function returnedFromCheckout(sessionId: string | null): Promise<HTMLEleme
   const purchase = purchases.find((p) => p.id === sessionId);
   const link = h("a", { href: pageUrl("purchases") }, "Purchases");
   if (purchase?.status === "paid") {
-    return h("p", { class: "notice success", role: "status" }, `Payment received: ${usdTotal(purchase.creditsUsd)} in credits were added to your balance.`);
+    return h("p", { class: "notice success", role: "status" }, `Payment received: ${usd(purchase.creditsUsd)} in credits were added to your balance.`);
   }
   if (purchase?.status === "failed" || purchase?.status === "expired") {
     return h("p", { class: "notice error", role: "alert" }, "Stripe did not take this payment, and you were not charged. See ", link, ".");
@@ -76,8 +76,8 @@ export async function renderTopUp(root: HTMLElement, data: { packs: Pack[] }): P
     return h("li", {},
       h("article", { class: "card pack", "aria-labelledby": headingId },
         h("h2", { id: headingId }, pack.name),
-        h("p", { class: "pack-price" }, total(pack.priceUsd)),
-        h("p", {}, `${usdTotal(pack.creditsUsd)} in credits`),
+        h("p", { class: "pack-price" }, money(pack.priceUsd)),
+        h("p", {}, `${usd(pack.creditsUsd)} in credits`),
         action,
       ));
   });
@@ -85,7 +85,7 @@ export async function renderTopUp(root: HTMLElement, data: { packs: Pack[] }): P
   const automatic = h("section", { class: "card auto-topup", "aria-labelledby": "auto-topup-heading" });
   root.replaceChildren(
     ...(landed ? [landed] : []),
-    h("p", {}, "Current balance: ", h("strong", {}, total(account.balanceUsd))),
+    h("p", {}, "Current balance: ", h("strong", {}, money(account.balanceUsd))),
     sellable
       ? h("p", { class: "muted" }, "You pay on Stripe's secure checkout page; the credits are added to your balance.")
       : h("p", { class: "notice info" }, UNAVAILABLE),

@@ -1,53 +1,14 @@
 import { ApiError, call } from "../api.ts";
 import { h } from "../dom.ts";
-import { actingFor, basePath, manages, pageUrl, withOrg } from "../env.ts";
-import { costColumn, count, plural, utcMoment } from "../format.ts";
-import type { ModelSpend, UsageEntryView, UsagePage } from "../wire.ts";
-import { fitTable } from "../table-fit.ts";
+import { basePath, manages, pageUrl, withOrg } from "../env.ts";
+import { count, plural } from "../format.ts";
+import type { ModelSpend, UsagePage } from "../wire.ts";
 import { modelSpendChart } from "./model-spend-chart.ts";
 import { currentFilters, filterForm } from "./usage-filters.ts";
+import { usageTable } from "./usage-table.ts";
 
-const COLUMNS = ["Time (UTC)", "Model", "Key", "Member", "Prompt tokens", "Cached", "Completion tokens", "Cost", "Saved by caching", "Latency", "Status"];
 /** The CSV export's and the table's bound: the latest 1,000 requests. */
 const EXPORT_LIMIT = 1_000;
-const NUMERIC = new Set(["Prompt tokens", "Cached", "Completion tokens", "Cost", "Saved by caching", "Latency"]);
-
-/**
- * A moment in UTC, as the filters' days are: its day (YYYY-MM-DD) and its time of day, each kept
- * whole, so that a narrow column breaks between them only.
- */
-function moment(iso: string): HTMLElement {
-  const [day, time] = utcMoment(iso);
-  return h("time", { datetime: iso }, h("span", { class: "nowrap" }, day), " ", h("span", { class: "nowrap" }, time));
-}
-
-/** In an organization, who a row's key belongs to: a member, or the organization itself. */
-function member(entry: UsageEntryView): HTMLElement | null {
-  if (actingFor === null) return null;
-  const email = entry.memberEmail;
-  if (email === undefined) return h("td", {}, "Organization");
-  // The address may break before its "@" (and after a hyphen), never inside a word: a narrow column stays readable.
-  const at = email.lastIndexOf("@");
-  return h("td", {}, email.slice(0, at), h("wbr"), email.slice(at));
-}
-
-const row = (entry: UsageEntryView, cost: HTMLElement, saved: HTMLElement) =>
-  h("tr", {},
-    h("td", {}, moment(entry.createdAt)),
-    h("td", { class: "nowrap" }, entry.model),
-    h("td", {}, entry.keyName ?? "—"),
-    member(entry),
-    h("td", { class: "num" }, count(entry.promptTokens)),
-    h("td", { class: "num" }, count(entry.cachedTokens)),
-    h("td", { class: "num" }, count(entry.completionTokens)),
-    h("td", { class: "num" }, cost),
-    h("td", { class: "num" }, entry.cachedTokens === 0 ? "—" : saved),
-    h("td", { class: "num" }, `${count(entry.latencyMs)} ms`),
-    h("td", {},
-      h("span", { class: `badge ${entry.status}` }, entry.status === "success" ? "Success" : "Error"),
-      entry.error ? h("span", { class: "muted error-reason" }, ` ${entry.error}`) : null,
-    ),
-  );
 
 /** How many requests match, and the CSV of them: the export takes the same filters as the table. */
 function matchCount(matches: number, filters: Record<string, string>): HTMLElement {
@@ -83,17 +44,6 @@ function emptyState(filters: Record<string, string>, page: number | null, refusa
   return h("p", { class: "muted" }, Object.keys(filters).length > 0 ? "No requests match these filters." : "No requests yet. Requests made with your API keys appear here.");
 }
 
-function table(usage: UsageEntryView[]): HTMLElement {
-  const costs = costColumn(usage.map((e) => e.costUsd));
-  const savings = costColumn(usage.map((e) => (e.cachedTokens === 0 ? "0" : e.savedUsd)));
-  const element = h("table", { class: actingFor === null ? "usage" : "usage with-member" },
-    h("caption", { id: "usage-caption" }, "Latest requests, newest first"),
-    h("thead", {}, h("tr", {}, COLUMNS.filter((c) => c !== "Member" || actingFor !== null).map((c) => h("th", { scope: "col", class: NUMERIC.has(c) ? "num" : undefined }, c)))),
-    h("tbody", {}, usage.map((entry, i) => row(entry, costs[i]!, savings[i]!))),
-  );
-  return fitTable(h("div", { class: "table-scroll", tabindex: "0", role: "region", "aria-labelledby": "usage-caption" }, element), element);
-}
-
 /**
  * Spend per model over 30 days, then the latest requests page by page (`?page=N`), narrowed by
  * the filters in the address, and the CSV export of the latest 1,000. Filters or a page the
@@ -120,7 +70,7 @@ export async function renderUsage(root: HTMLElement): Promise<void> {
     spend === null ? "" : h("section", { class: "card", "aria-labelledby": "model-spend" }, h("h2", { id: "model-spend" }, "Spend per model, last 30 days"), modelSpendChart(spend)),
     form,
     "result" in answer ? matchCount(answer.result.matches, filters) : "",
-    usage.length === 0 ? emptyState(filters, page, refusal) : table(usage),
+    usage.length === 0 ? emptyState(filters, page, refusal) : usageTable(usage),
     pager ?? "",
   );
 }

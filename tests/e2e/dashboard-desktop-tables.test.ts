@@ -1,0 +1,106 @@
+// Realistic names ("Production backend", grok-4-1-fast-reasoning, a long organization name and
+// e-mail addresses) keep Usage's and Members' tables tables on a desktop (1280 px); only a
+// phone (390 px) gets one card per row. A request's less used figures sit in a detail row.
+import { afterAll, beforeAll, expect, setDefaultTimeout, test } from "bun:test";
+import type { Browser, Page } from "playwright-core";
+import { verifyEmail } from "../support/accounts.ts";
+import { hello, postChat } from "../support/chat.ts";
+import { providerEnv, startFakeUpstream, type FakeUpstream } from "../support/fake-upstream.ts";
+import { readJson } from "../support/http.ts";
+import { signUpUser, uniqueEmail, type Browser as SignedIn } from "../support/session.ts";
+import { startGateway, type TestGateway } from "../support/server.ts";
+import { describeInBrowser, launchChromium, openTab, screenshot, type Tab } from "./support/browser.ts";
+import { layoutProblems, moneyProblems } from "./support/layout.ts";
+
+setDefaultTimeout(60_000);
+
+const PHONE = { name: "phone", width: 390, height: 844 };
+const DESKTOP = { name: "desktop", width: 1280, height: 800 };
+const ORG_NAME = "Acme Robotics International Research and Development Holdings";
+
+describeInBrowser("the usage and members tables with realistic names", () => {
+  let upstream: FakeUpstream;
+  let gateway: TestGateway;
+  let browser: Browser;
+  let owner: SignedIn;
+  let orgId = "";
+  const tabs: Tab[] = [];
+
+  beforeAll(async () => {
+    upstream = startFakeUpstream();
+    gateway = await startGateway("sqlite", providerEnv(upstream));
+    browser = await launchChromium();
+    owner = await signUpUser(gateway.url, uniqueEmail("alexandra.konstantinopoulou-smith"));
+    const teammate = await signUpUser(gateway.url, uniqueEmail("maximilian.von-hohenberg"));
+    await verifyEmail(gateway.store, owner.email, "20");
+    await verifyEmail(gateway.store, teammate.email);
+    ({ id: orgId } = await readJson(await owner.send("POST", "/orgs", { name: ORG_NAME })));
+    const teammateId = (await gateway.store.findAccountByEmail(teammate.email))!.id;
+    const actor = { userId: null, label: "test", ip: null };
+    await gateway.store.addMember({ orgId, userId: teammateId, email: teammate.email, role: "member", actor, now: Date.now() });
+    expect((await owner.send("POST", `/orgs/${orgId}/transfers`, { usd: "10", idempotencyKey: "fund" })).status).toBe(200);
+    const personal = (await readJson(await owner.send("POST", "/keys/generate", { name: "Production backend" }))).key;
+    const inOrg = (await readJson(await owner.send("POST", `/keys/generate?org=${orgId}`, { name: "Production backend" }))).key;
+    for (const key of [personal, inOrg]) {
+      for (const model of ["grok-4-1-fast-reasoning", "gpt-4.1-nano", "grok-4-1-fast-reasoning"]) expect((await postChat(gateway.url, key, hello(model))).status).toBe(200);
+      upstream.behave({ status: 500 });
+      for (let i = 0; i < 3; i++) await postChat(gateway.url, key, hello("grok-4-1-fast-reasoning"));
+      upstream.behave({});
+    }
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await gateway?.stop();
+    await upstream?.stop();
+  });
+
+  const open = async (size: typeof DESKTOP, path: string): Promise<Page> => {
+    const tab = await openTab(browser, size);
+    tabs.push(tab);
+    const [name, value] = owner.cookie.split("=") as [string, string];
+    await tab.context.addCookies([{ name, value, domain: "127.0.0.1", path: "/", httpOnly: true, sameSite: "Lax" }]);
+    tab.page.setDefaultTimeout(8_000);
+    await tab.page.goto(`${gateway.url}${path.replace("ORG", orgId)}`);
+    await tab.page.locator("#page:not([aria-busy])").waitFor();
+    await tab.page.locator("main table").first().waitFor();
+    await tab.page.evaluate(() => new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done))));
+    return tab.page;
+  };
+  /** Whether the page's own table (not a chart's) is shown as cards. */
+  const stacked = (page: Page) => page.locator("main table.usage, main table:has(#members-caption)").evaluateAll((tables) => tables.map((t) => t.classList.contains("stacked")));
+
+  const PAGES: [string, string][] = [
+    ["usage", "/dashboard/usage"],
+    ["usage-errors", "/dashboard/usage?status=error"],
+    ["org-usage", "/dashboard/usage?org=ORG"],
+    ["org-members", "/dashboard/members?org=ORG"],
+  ];
+
+  test.each(PAGES)("at 1280 px the table stays a table (%s)", async (label, path) => {
+    const page = await open(DESKTOP, path);
+    await screenshot(page, `desktop-tables-${label}`);
+    expect({ label, stacked: await stacked(page) }).toEqual({ label, stacked: [false] });
+    expect({ label, problems: await layoutProblems(page), money: await moneyProblems(page) }).toEqual({ label, problems: [], money: [] });
+  });
+
+  test.each(PAGES)("at 390 px each row is a card, nothing overflows (%s)", async (label, path) => {
+    const page = await open(PHONE, path);
+    await screenshot(page, `phone-tables-${label}`);
+    expect({ label, stacked: await stacked(page) }).toEqual({ label, stacked: [true] });
+    expect({ label, problems: await layoutProblems(page) }).toEqual({ label, problems: [] });
+  });
+
+  test("a request's detail row shows what the table leaves out: cached tokens, savings, latency", async () => {
+    const page = await open(DESKTOP, "/dashboard/usage");
+    const first = page.locator("main table.usage tbody tr").first();
+    await first.getByRole("button", { name: /Details/ }).click();
+    const detail = page.locator("main tbody tr.usage-detail:visible");
+    await detail.waitFor();
+    expect(await detail.innerText()).toMatch(/Cached tokens[\s\S]*Saved by caching[\s\S]*Latency/);
+    await screenshot(page, "desktop-tables-usage-detail");
+  });
+
+  test("no page raised a script error", () => {
+    expect(tabs.flatMap((t) => t.errors)).toEqual([]);
+  });
+});
