@@ -28,8 +28,19 @@ export type OffSessionAnswer =
   | { status: "submitted"; paymentIntentId: string }
   | { status: "refused"; paymentIntentId: string | null; reason: string };
 
+/**
+ * Stripe's answer was lost (a broken connection, a timeout, Stripe's own 5xx): the PaymentIntent
+ * may have been made and may yet succeed. Thrown by a provider instead of its cause.
+ */
+export class OffSessionOutcomeUnknown extends Error {
+  override name = "OffSessionOutcomeUnknown";
+}
+
 export interface TopupProvider {
-  /** Throws when Stripe could not be asked or failed otherwise (not a refusal of the card). */
+  /**
+   * Throws when Stripe could not be asked or failed otherwise (not a refusal of the card):
+   * `OffSessionOutcomeUnknown` when it may have charged the card all the same.
+   */
   chargeOffSession(input: OffSessionCharge): Promise<OffSessionAnswer>;
 }
 
@@ -65,8 +76,12 @@ export async function refuseTopup(
 
 /**
  * Tries one top-up for the account: nothing unless the claim is granted. Stripe's refusal turns
- * it off (refuseTopup); Stripe's failure to answer drops the attempt and keeps it on, so that
- * the next charge tries again.
+ * it off (refuseTopup). Stripe's failure drops the attempt and keeps it on, so that the next
+ * charge tries again, unless the card may have been charged (`OffSessionOutcomeUnknown`): then
+ * the claim and its purchase stay, counted in the month's maximum and holding back any other
+ * attempt, until Stripe's event for that PaymentIntent settles them (its metadata names the
+ * claim) or the claim goes stale (`TOPUP_CLAIM_STALE_MS`). A second payment for one crossing is
+ * worse than a late one.
  */
 export async function runAutoTopup(deps: TopupRunDeps, accountId: string, now: number): Promise<"none" | "submitted" | "refused" | "dropped"> {
   const claim = await deps.store.claimAutoTopup({ accountId, now, monthStart: utcMonthStart(now), staleBefore: now - TOPUP_CLAIM_STALE_MS });
@@ -79,7 +94,7 @@ export async function runAutoTopup(deps: TopupRunDeps, accountId: string, now: n
       metadata: topupMetadata(topup), idempotencyKey: claim.holdId,
     });
   } catch (error) {
-    await deps.store.dropTopupClaim(claim);
+    if (!(error instanceof OffSessionOutcomeUnknown)) await deps.store.dropTopupClaim(claim);
     throw error;
   }
   if (answer.status === "refused") {

@@ -1,5 +1,5 @@
 import Stripe from "stripe";
-import type { OffSessionAnswer, TopupProvider } from "../../core/checkout/auto-topup-run.ts";
+import { OffSessionOutcomeUnknown, type OffSessionAnswer, type TopupProvider } from "../../core/checkout/auto-topup-run.ts";
 import type { Logger } from "../log.ts";
 
 /** What Stripe's PaymentIntent statuses mean for an off-session attempt: money on its way, or nothing without the customer. */
@@ -31,6 +31,12 @@ export function stripeOffSession(stripe: Stripe, log: Logger): TopupProvider {
           return { status: "refused", paymentIntentId: error.payment_intent?.id ?? null, reason: error.code ?? "card_declined" };
         }
         log.error("stripe off-session payment failed", { error, customerId: input.customerId });
+        // No status (the connection broke or timed out), Stripe's 5xx, or a 409 (the same
+        // idempotency key in use): whether the PaymentIntent exists is not known.
+        const status = error instanceof Stripe.errors.StripeError ? error.statusCode : undefined;
+        if (status === undefined || status >= 500 || status === 409) {
+          throw new OffSessionOutcomeUnknown(`Stripe's answer was lost: ${(error as Error).message}`);
+        }
         throw error;
       }
     },
