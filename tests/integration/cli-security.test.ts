@@ -6,7 +6,8 @@ import { createTestDatabase, describeEachDialect, type TestDatabase } from "../s
 import { readJson } from "../support/http.ts";
 import { signUpUser, uniqueEmail } from "../support/session.ts";
 
-setDefaultTimeout(30_000);
+// Each step runs the compiled binary (a few seconds each on a busy 2-core host).
+setDefaultTimeout(90_000);
 
 describeEachDialect("the CLI's account security commands", (dialect) => {
   let testDb: TestDatabase;
