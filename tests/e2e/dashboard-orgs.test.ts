@@ -257,7 +257,13 @@ describeInBrowser("an organization in the dashboard: owner, admin and a capped m
     await goTo(mine, inOrg("/dashboard/usage"));
     expect(await mine.locator("table.usage tbody tr td:nth-child(4)").allTextContents()).toEqual([member.email]);
     expect(await mine.getByLabel("Member").count()).toBe(0);
-    expect(await mine.getByRole("link", { name: /Download CSV/ }).count()).toBe(0);
+    // A member downloads its own rows, as the table shows them.
+    const csv = mine.getByRole("link", { name: /Download CSV/ });
+    expect(await csv.count()).toBe(1);
+    const exported = await mine.evaluate(async (href) => (await fetch(href)).text(), (await csv.getAttribute("href"))!);
+    const rows = exported.trimEnd().split("\r\n").slice(1);
+    expect(rows.length).toBeGreaterThan(0);
+    expect(rows.every((row) => row.includes(`,${member.email},`))).toBe(true);
   });
 
   for (const size of [PHONE, DESKTOP]) {
