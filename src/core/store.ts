@@ -215,5 +215,5 @@ export interface KeyManagementStore {
 }
 
 // The chat path's billing ports live beside their feature; named here too for the store's users.
-export type { AccountAudit, Admission, BillingStore, KeyAdmission, NewReservation, ReservationOutcome, Release, Settlement } from "./billing/store.ts";
+export type { AccountAudit, Admission, BillingStore, KeyAdmission, NewReservation, ReservationOutcome, Refusal, Release, Settlement } from "./billing/store.ts";
 

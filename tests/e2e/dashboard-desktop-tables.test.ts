@@ -47,6 +47,9 @@ describeInBrowser("the usage and members tables with realistic names", () => {
       for (let i = 0; i < 3; i++) await postChat(gateway.url, key, hello("grok-4-1-fast-reasoning"));
       upstream.behave({});
     }
+    // A partner's key kept to one model, refused another: a status of its own in Usage.
+    const partner = (await readJson(await owner.send("POST", "/keys/generate", { name: "Partner integration", allowedModels: ["gpt-4.1-nano"] }))).key;
+    expect((await postChat(gateway.url, partner, hello("grok-4-1-fast-reasoning"))).status).toBe(403);
   });
   afterAll(async () => {
     await browser?.close();
@@ -54,7 +57,7 @@ describeInBrowser("the usage and members tables with realistic names", () => {
     await upstream?.stop();
   });
 
-  const open = async (size: typeof DESKTOP, path: string): Promise<Page> => {
+  const open = async (size: typeof DESKTOP, path: string, ready = "main table"): Promise<Page> => {
     const tab = await openTab(browser, size);
     tabs.push(tab);
     const [name, value] = owner.cookie.split("=") as [string, string];
@@ -62,7 +65,7 @@ describeInBrowser("the usage and members tables with realistic names", () => {
     tab.page.setDefaultTimeout(8_000);
     await tab.page.goto(`${gateway.url}${path.replace("ORG", orgId)}`);
     await tab.page.locator("#page:not([aria-busy])").waitFor();
-    await tab.page.locator("main table").first().waitFor();
+    await tab.page.locator(ready).first().waitFor();
     await tab.page.evaluate(() => new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done))));
     return tab.page;
   };
@@ -72,6 +75,7 @@ describeInBrowser("the usage and members tables with realistic names", () => {
   const PAGES: [string, string][] = [
     ["usage", "/dashboard/usage"],
     ["usage-errors", "/dashboard/usage?status=error"],
+    ["usage-refused", "/dashboard/usage?status=refused"],
     ["org-usage", "/dashboard/usage?org=ORG"],
     ["org-members", "/dashboard/members?org=ORG"],
   ];
@@ -98,6 +102,20 @@ describeInBrowser("the usage and members tables with realistic names", () => {
     await detail.waitFor();
     expect(await detail.innerText()).toMatch(/Cached tokens[\s\S]*Saved by caching[\s\S]*Latency/);
     await screenshot(page, "desktop-tables-usage-detail");
+  });
+
+  test("a request the key's allowlist refused reads Refused, with the refusal, and counts on the key", async () => {
+    for (const size of [DESKTOP, PHONE]) {
+      const page = await open(size, "/dashboard/usage?status=refused");
+      const rows = page.locator("main table.usage tbody tr:not(.usage-detail)");
+      expect(await rows.count()).toBe(1);
+      expect(await rows.first().locator(".badge").innerText()).toBe("Refused");
+      expect(await rows.first().innerText()).toContain("This API key may not use the model `grok-4-1-fast-reasoning`");
+      expect(await rows.first().innerText()).toContain("Partner integration");
+    }
+    const keys = await open(DESKTOP, "/dashboard/keys", "main article");
+    const card = keys.locator("main article", { hasText: "Partner integration" });
+    expect(await card.innerText()).toMatch(/Requests\s+1\b/);
   });
 
   test("no page raised a script error", () => {

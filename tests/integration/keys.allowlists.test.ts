@@ -25,7 +25,8 @@ describeEachDialect("a key kept to two models and one office network", (dialect)
   let keyId: string;
   const from = (ip: string) => ({ "x-forwarded-for": `10.9.9.9, ${ip}` });
   const balance = async () => (await readJson(await user.send("GET", "/account"))).balanceUsd;
-  const usageRows = async () => (await readJson(await user.send("GET", "/account/usage"))).total;
+  const usageRows = async () => (await readJson(await user.send("GET", "/account/usage"))).matches;
+  const keyRequests = async () => (await readJson(await user.send("GET", "/keys/generate"))).keys.find((k: { id: string }) => k.id === keyId).total_requests;
 
   beforeAll(async () => {
     user = await signUpUser(gateway().url);
@@ -67,13 +68,22 @@ describeEachDialect("a key kept to two models and one office network", (dialect)
     ["another model", "deepseek-v3.2", "198.51.100.77", "This API key may not use the model `deepseek-v3.2`"],
     ["another address", "gpt-4.1-nano", "198.51.101.1", "This API key may not be used from this IP address"],
     ["the address just below the range", "gpt-4.1-nano", "198.51.99.255", "This API key may not be used from this IP address"],
-  ])("%s: 403 permission_error, nothing reserved, logged or forwarded", async (_, model, ip, message) => {
-    const [sent, money, rows] = [fake.received.length, await balance(), await usageRows()];
+  ])("%s: 403 permission_error, nothing reserved or forwarded, the refusal in Usage and on the key", async (_, model, ip, message) => {
+    const [sent, money, rows, requests] = [fake.received.length, await balance(), await usageRows(), await keyRequests()];
     const res = await postChat(gateway().url, secret, hello(model), from(ip));
     expect(res.status).toBe(403);
     expect(await readJson(res)).toEqual({ error: { message, type: "permission_error", code: "403" } });
     expect(message).not.toContain("198.51.100");
-    expect([fake.received.length, await balance(), await usageRows()]).toEqual([sent, money, rows]);
+    expect([fake.received.length, await balance(), await usageRows(), await keyRequests()]).toEqual([sent, money, rows + 1, requests + 1]);
+    const [row] = (await readJson(await user.send("GET", "/account/usage"))).usage;
+    expect(row).toMatchObject({ model, requestedModel: model, status: "refused", error: message, costUsd: "0.000000000", keyName: "office" });
+    const [refusedOnly] = (await readJson(await user.send("GET", "/account/usage?status=refused"))).usage;
+    expect(refusedOnly.id).toBe(row.id);
+    expect((await readJson(await user.send("GET", "/account/usage?status=error"))).usage[0].id).toBe(row.id);
+    expect((await readJson(await user.send("GET", "/account/usage?status=success"))).usage.map((u: { id: string }) => u.id)).not.toContain(row.id);
+    // The CSV keeps DESIGN's two statuses: a refusal is an error row that cost nothing.
+    const csv = await (await user.send("GET", "/usage/export")).text();
+    expect(csv.split("\r\n")[1]).toMatch(new RegExp(`^[^,]+,${model},${model},0,0,0\\.000000000,\\d+,error$`));
   });
 
   test("the openai and Anthropic SDKs raise their permission errors, with the gateway's message", async () => {
@@ -124,6 +134,7 @@ describeEachDialect("a key kept to two models and one office network", (dialect)
   test("/v1/messages/count_tokens refuses another model exactly as /v1/messages does, and counts an allowed one", async () => {
     const body = { model: "deepseek-v3.2", max_tokens: 16, messages: [{ role: "user", content: "hello" }] };
     const [sent, rows] = [fake.received.length, await usageRows()];
+    // The request is refused and recorded; counting its tokens is neither charged nor logged.
     const answers = [
       await postMessages(gateway().url, secret, body, from("198.51.100.77")),
       await postMessages(gateway().url, secret, body, from("198.51.100.77"), "/v1/messages/count_tokens"),
@@ -137,7 +148,7 @@ describeEachDialect("a key kept to two models and one office network", (dialect)
     const allowed = await postMessages(gateway().url, secret, { ...body, model: "gpt-4.1" }, from("198.51.100.77"), "/v1/messages/count_tokens");
     expect(allowed.status).toBe(200);
     expect(await readJson(allowed)).toEqual({ input_tokens: expect.any(Number) });
-    expect([fake.received.length, await usageRows()]).toEqual([sent, rows]);
+    expect([fake.received.length, await usageRows()]).toEqual([sent, rows + 1]);
   });
 
   test("the stored responses of the account are not read from another address", async () => {

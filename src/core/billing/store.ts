@@ -49,6 +49,19 @@ export interface Release {
   reason: string;
   latencyMs: number;
   now: number;
+  /** The key's allowlists refused the request after its hold was taken: its row says `refused`. */
+  refused?: boolean;
+}
+
+/** A request its key's allowlists refused before anything was held: a usage row and one request on the key. */
+export interface Refusal {
+  accountId: string;
+  keyId: string;
+  model: string;
+  requestedModel: string;
+  reason: string;
+  latencyMs: number;
+  now: number;
 }
 
 export interface BillingStore {
@@ -69,6 +82,11 @@ export interface BillingStore {
   settle(input: Settlement): Promise<{ balance: Nanos }>;
   /** Releases the whole reservation and records the failure; a no-op if already released. */
   release(input: Release): Promise<void>;
+  /**
+   * Records a request the key's allowlists refused: a `refused` usage row costing nothing, and
+   * one more request (and its last use) on the key, so that a business sees who is being refused.
+   */
+  recordRefusal(input: Refusal): Promise<void>;
   /** Pushes live requests' leases forward so that the sweeper leaves them alone. */
   renewLeases(reservationIds: string[], leaseExpiresAt: number): Promise<void>;
   /** Releases reservations whose lease has run out (their process died); returns how many. */

@@ -25,7 +25,7 @@ export interface HeldReservation {
 }
 
 /** What a request's billing asks of the store: to hold, to charge, to let go. */
-export type RequestBillingStore = Pick<BillingStore, "admitByKey" | "reserve" | "settle" | "release">;
+export type RequestBillingStore = Pick<BillingStore, "admitByKey" | "reserve" | "settle" | "release" | "recordRefusal">;
 
 export interface BillingPorts {
   store: RequestBillingStore;

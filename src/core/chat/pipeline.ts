@@ -2,7 +2,7 @@
 // (reserve it), forward to the provider, then settle the usage or release the reservation.
 // Each step's rules live in the file it names; this one only puts them in order.
 import type { Model } from "../catalog.ts";
-import { isAppError } from "../errors.ts";
+import { isAppError, type AppError } from "../errors.ts";
 import type { ReservationPolicy } from "../billing/reservation.ts";
 import { accessRefusal, modelRefusal } from "../keys/allowlist.ts";
 import { keyRefusal, type Caller } from "../keys/auth.ts";
@@ -89,18 +89,18 @@ async function admit(ports: ChatPorts, call: ChatCall, candidates: Candidates): 
   const { found, reservationId } = await ports.store.admitByKey(call.keyHash, admissionOf(call, candidates, priced));
   // A key with allowlists is never held for in the same round trip (`isRestricted`): what it may
   // do is judged here, before anything is reserved. Fallbacks are only ever to models it may use.
-  const refusal = keyRefusal(found, call.startedAt) ?? accessRefusal((found as Caller).key, null, call.clientIp);
+  const unusable = keyRefusal(found, call.startedAt);
+  if (unusable) {
+    await releaseRefused(ports, call, reservationId, unusable, false);
+    throw unusable;
+  }
+  const refusal = accessRefusal((found as Caller).key, null, call.clientIp);
   const allowed = refusal ? null : allowedFor(candidates, (found as Caller).key);
   const refused = refusal ?? (allowed ? null : modelRefusal(candidates.requested));
   if (refused) {
-    // The store holds only for a key that may be used, judging the account by its row as
-    // locked and this by the row as first read: an account unbanned in between is held for
-    // and refused here. The hold goes back.
-    if (reservationId) {
-      const release = { reservationId, reason: refused.message, latencyMs: ports.now() - call.startedAt, now: ports.now() };
-      // Not released now, the hold is the sweeper's when its lease runs out; the client is told the refusal all the same.
-      await ports.store.release(release).catch((error: unknown) => ports.log.warn("releasing a refused key's hold failed", { reservationId, error }));
-    }
+    // Refused by the key's allowlists: the business sees it in its usage and on the key.
+    if (reservationId) await releaseRefused(ports, call, reservationId, refused, true);
+    else await recordRefusal(ports, call, found as Caller, candidates, refused);
     throw refused;
   }
   const caller = found as Caller;
@@ -111,6 +111,27 @@ async function admit(ports: ChatPorts, call: ChatCall, candidates: Candidates): 
   const outcome = await ports.store.reserve({ ...admissionOf(call, held.candidates, held.priced), account: caller.account, key: caller.key });
   if (!outcome.ok) throw outcome.error;
   return { caller, reservationId: outcome.reservationId, ...held };
+}
+
+/**
+ * The store holds only for a key that may be used, judging the account by its row as locked and
+ * the key by its row as first read: an account unbanned in between is held for and refused
+ * here. The hold goes back.
+ */
+async function releaseRefused(ports: ChatPorts, call: ChatCall, reservationId: string | null, refused: AppError, byAllowlist: boolean) {
+  if (!reservationId) return;
+  const release = { reservationId, reason: refused.message, latencyMs: ports.now() - call.startedAt, now: ports.now(), refused: byAllowlist };
+  // Not released now, the hold is the sweeper's when its lease runs out; the client is told the refusal all the same.
+  await ports.store.release(release).catch((error: unknown) => ports.log.warn("releasing a refused key's hold failed", { reservationId, error }));
+}
+
+/** A request the key's allowlists refused, recorded; a failure to record it is logged, the client still told the refusal. */
+async function recordRefusal(ports: ChatPorts, call: ChatCall, caller: Caller, candidates: Candidates, refused: AppError) {
+  const refusal = {
+    accountId: caller.account.id, keyId: caller.key.id, model: candidates.models[0]!.id, requestedModel: candidates.requested,
+    reason: refused.message, latencyMs: ports.now() - call.startedAt, now: ports.now(),
+  };
+  await ports.store.recordRefusal(refusal).catch((error: unknown) => ports.log.warn("recording a refused request failed", { keyId: caller.key.id, error }));
 }
 
 /** What admission holds for: the key, the reservation, and the candidates the key may use with their price. */

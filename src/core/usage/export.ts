@@ -53,8 +53,11 @@ const usageCsvFields = (log: UsageExportRow) => [
   log.completionTokens,
   formatUsd(log.cost, 9),
   log.latencyMs,
-  log.status,
+  usageCsvStatus(log.status),
 ];
+
+/** The CSV's `status`: `success` or `error`, a request the key's allowlists refused being an error. */
+export const usageCsvStatus = (status: string): "success" | "error" => (status === "success" ? "success" : "error");
 
 /** One log as a CSV record: ISO 8601 UTC date, the exact charge to the nano-USD, integer latency. */
 export const usageCsvRecord = (log: UsageExportRow, kind: UsageExportKind = "personal"): string =>

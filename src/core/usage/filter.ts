@@ -8,7 +8,8 @@ export interface UsageFilter {
   /** An organization's member: the usage of the keys it owns. */
   memberId?: string;
   model?: string;
-  status?: "success" | "error";
+  /** `error` takes refusals too (the CSV calls them `error`); `refused` only the requests a key's allowlists refused. */
+  status?: "success" | "error" | "refused";
   /** Epoch ms, inclusive: the start of the `from` UTC day. */
   from?: number;
   /** Epoch ms, exclusive: the end of the `to` UTC day. */
@@ -33,7 +34,7 @@ const CONTROL = /\p{Cc}/u;
 /**
  * The filters of `GET /account/usage`: `key` (a key's id), `member` (an organization member's
  * user id), `model` (a catalog ID), `status`
- * (`success` or `error`), and `from` / `to`, UTC days, both included. Empty means no filter.
+ * (`success`, `error` or `refused`), and `from` / `to`, UTC days, both included. Empty means no filter.
  */
 export function parseUsageFilter(query: Record<string, string | undefined>): UsageFilter {
   const filter: UsageFilter = {};
@@ -51,7 +52,9 @@ export function parseUsageFilter(query: Record<string, string | undefined>): Usa
     filter.model = query.model;
   }
   if (present(query.status)) {
-    if (query.status !== "success" && query.status !== "error") throw invalid("status must be success or error");
+    if (query.status !== "success" && query.status !== "error" && query.status !== "refused") {
+      throw invalid("status must be success, error or refused");
+    }
     filter.status = query.status;
   }
   if (present(query.from)) filter.from = dayStart("from", query.from);

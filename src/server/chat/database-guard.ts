@@ -61,7 +61,7 @@ export function guardedBilling(
     throw error;
   };
   // Made per request (its log carries the request's ID) and held as long as its reservation:
-  // only the four methods, not a copy of the whole store.
+  // only these methods, not a copy of the whole store.
   return {
     admitByKey: (keyHash, admission) => admitting(() => store.admitByKey(keyHash, admission), (late) => late.reservationId, admission.now),
     reserve: (input) => admitting(() => store.reserve(input), (late) => (late.ok ? late.reservationId : null), input.now),
@@ -69,5 +69,7 @@ export function guardedBilling(
     settle: (input) => guarded(store.settle(input), log).catch((error: unknown) =>
       unwrittenOnFailure({ reservationId: input.reservationId, reason: CHARGE_NOT_WRITTEN, latencyMs: input.latencyMs, now: input.now }, error)),
     release: (input) => guarded(store.release(input), log).catch((error: unknown) => unwrittenOnFailure(input, error)),
+    // Nothing is held for a refusal: a failed write loses one row, and the pipeline logs it.
+    recordRefusal: (input) => guarded(store.recordRefusal(input), log),
   };
 }

@@ -13,6 +13,7 @@ import type {
   BillingStore,
   KeyAdmission,
   NewReservation,
+  Refusal,
   Release,
   ReservationOutcome,
   Settlement,
@@ -46,6 +47,7 @@ export class FakeBillingStore implements BillingStore {
   readonly reserved: NewReservation[] = [];
   readonly settled: Settlement[] = [];
   readonly released: Release[] = [];
+  readonly refusals: Refusal[] = [];
   reserveOutcome: ReservationOutcome = { ok: true, reservationId: "res-1" };
   settleWith: (input: Settlement) => Promise<{ balance: Nanos }> = async () => ({ balance: nanos(0) });
   releaseWith: (input: Release) => Promise<void> = async () => {};
@@ -69,6 +71,9 @@ export class FakeBillingStore implements BillingStore {
     this.released.push(input);
     this.timeline.push("store.release");
     return this.releaseWith(input);
+  }
+  async recordRefusal(input: Refusal): Promise<void> {
+    this.refusals.push(input);
   }
   async renewLeases(): Promise<void> {}
   async sweepExpiredReservations(): Promise<number> {

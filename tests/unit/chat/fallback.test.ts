@@ -237,6 +237,21 @@ describe("a key with a model allowlist", () => {
     const error = (await admitChat(s.ports, s.call({ models: ["gpt-5", "gpt-4.1"], messages })).catch((e: unknown) => e)) as AppError;
     expect({ status: error.status, message: error.message }).toEqual({ status: 403, message: "This API key may not use the model `gpt-5`" });
     expect(s.store.reserved).toEqual([]);
+    // Recorded for the business to see: under the first candidate, as asked, costing nothing.
+    expect(s.store.refusals.map((r) => [r.keyId, r.model, r.requestedModel, r.reason])).toEqual([
+      [CALLER.key.id, "gpt-5", "gpt-5", "This API key may not use the model `gpt-5`"],
+    ]);
+  });
+
+  test("refused after the store held for it: the hold goes back as a refused request", async () => {
+    const s = setup();
+    s.store.keyFound = restricted(["gpt-4.1-nano"]);
+    s.store.admitsAtLookup = "res-at-lookup";
+    await admitChat(s.ports, s.call({ model: "gpt-4.1", messages })).catch(() => undefined);
+    expect(s.store.released.map((r) => [r.reservationId, r.refused, r.reason])).toEqual([
+      ["res-at-lookup", true, "This API key may not use the model `gpt-4.1`"],
+    ]);
+    expect(s.store.refusals).toEqual([]);
   });
 
   test("an alias it names lets it use the alias's models; one it does not name does not", async () => {

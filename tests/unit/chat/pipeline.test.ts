@@ -135,6 +135,8 @@ describe("admitChat", () => {
     const error = (await admitChat(s.ports, s.call({ model: "gpt-4.1", messages })).catch((e: unknown) => e)) as AppError;
     expect({ kind: error.kind, message: error.message }).toEqual({ kind, message });
     expect({ reserved: s.store.reserved, released: s.store.released, leases: s.leases.held.size }).toEqual({ reserved: [], released: [], leases: 0 });
+    // Not a use of the key by its allowlists' measure: nothing recorded in its usage.
+    expect(s.store.refusals).toEqual([]);
     expect(s.observer.calls).toEqual([["resolved", "gpt-4.1"]]);
   });
 
@@ -146,7 +148,7 @@ describe("admitChat", () => {
     s.store.admitsAtLookup = "res-at-lookup";
     const error = (await admitChat(s.ports, s.call({ model: "gpt-4.1", messages })).catch((e: unknown) => e)) as AppError;
     expect(error.kind).toBe("permission_error");
-    expect(s.store.released.map((r) => r.reservationId)).toEqual(["res-at-lookup"]);
+    expect(s.store.released.map((r) => [r.reservationId, r.refused])).toEqual([["res-at-lookup", false]]);
     expect(s.leases.held.size).toBe(0);
   });
 

@@ -4,7 +4,7 @@ import type { Database } from "../../database.ts";
 import { admitByKey } from "./admit-by-key.ts";
 import { auditAccount } from "./audit.ts";
 import { renewLeases, sweep } from "./leases.ts";
-import { release } from "./release.ts";
+import { recordRefusal, release } from "./release.ts";
 import { reserve } from "./reserve.ts";
 import { AlreadyCharged, settle } from "./settle.ts";
 import { settleBatch } from "./settle-batch.ts";
@@ -28,6 +28,7 @@ export function billingStore(db: Database): BillingStore {
     release: async (input) => {
       await db.transaction(release(input));
     },
+    recordRefusal: (input) => db.transaction(recordRefusal(input)),
     renewLeases: (ids, leaseExpiresAt) => renewLeases(db, ids, leaseExpiresAt),
     sweepExpiredReservations: (now) => sweep(db, now),
     auditAccount: (accountId) => db.run(auditAccount(accountId)),

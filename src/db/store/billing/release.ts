@@ -1,5 +1,5 @@
 import { nanos } from "../../../core/money.ts";
-import type { Release } from "../../../core/store.ts";
+import type { Refusal, Release } from "../../../core/store.ts";
 import { big, exec, first, type Work } from "../../sql.ts";
 import { writeUsageLog, type Held } from "./usage-log.ts";
 import { countEnded } from "./windows.ts";
@@ -30,7 +30,17 @@ export function* release(input: Release): Work<boolean> {
   );
   yield* countEnded(held, nanos(0), 1, input.now);
   yield* writeUsageLog({
-    held, promptTokens: 0, completionTokens: 0, cost: nanos(0), latencyMs: input.latencyMs, status: "error", error: input.reason, now: input.now,
+    held, promptTokens: 0, completionTokens: 0, cost: nanos(0), latencyMs: input.latencyMs, status: input.refused ? "refused" : "error", error: input.reason,
+    now: input.now,
   });
   return true;
+}
+
+/** A refused request's row, and one more request on its key; nothing was held, so nothing else moves. */
+export function* recordRefusal(input: Refusal): Work<void> {
+  yield* exec("UPDATE api_keys SET total_requests = total_requests + 1, last_used_at = ? WHERE id = ?", input.now, input.keyId);
+  yield* writeUsageLog({
+    held: { ...input, amount: nanos(0) }, promptTokens: 0, completionTokens: 0, cost: nanos(0), latencyMs: input.latencyMs,
+    status: "refused", error: input.reason, now: input.now,
+  });
 }

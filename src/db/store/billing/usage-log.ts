@@ -20,7 +20,8 @@ interface UsageLog {
   saved?: Nanos;
   cost: Nanos;
   latencyMs: number;
-  status: "success" | "error";
+  /** `refused`: the key's allowlists refused the request; the CSV calls it `error` (`usageCsvStatus`). */
+  status: "success" | "error" | "refused";
   error: string | null;
   now: number;
 }

@@ -43,7 +43,9 @@ export const filtered = (accountId: string, filter: UsageFilter) =>
     filter.memberId === undefined ? undefined : inArray(usageLogs.keyId, build.select({ id: apiKeys.id }).from(apiKeys)
       .where(and(eq(apiKeys.accountId, accountId), eq(apiKeys.ownerId, filter.memberId)))),
     filter.model === undefined ? undefined : eq(usageLogs.model, filter.model),
-    filter.status === undefined ? undefined : eq(usageLogs.status, filter.status),
+    // `error` is every request that failed, refusals included: the CSV calls both `error`.
+    filter.status === undefined ? undefined
+      : filter.status === "error" ? inArray(usageLogs.status, ["error", "refused"]) : eq(usageLogs.status, filter.status),
     filter.from === undefined ? undefined : gte(usageLogs.createdAt, filter.from),
     filter.until === undefined ? undefined : lt(usageLogs.createdAt, filter.until),
   );

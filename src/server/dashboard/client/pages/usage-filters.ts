@@ -91,7 +91,7 @@ export async function filterForm(refused?: string): Promise<HTMLFormElement> {
     member: labelled("member", select("member", current.member ?? "", (members ?? []).map((m) => [m.userId, m.email]))),
     key: labelled("key", select("key", current.key ?? "", keys.map((k) => [k.id, `${k.name} (${k.prefix}…)`]))),
     model: labelled("model", select("model", current.model ?? "", modelIds.map((id) => [id, id]))),
-    status: labelled("status", select("status", current.status ?? "", [["success", "Success"], ["error", "Error"]])),
+    status: labelled("status", select("status", current.status ?? "", [["success", "Success"], ["error", "Error or refused"], ["refused", "Refused"]])),
     from: labelled("from", date("from")),
     to: labelled("to", date("to")),
   };

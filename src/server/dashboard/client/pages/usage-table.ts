@@ -54,6 +54,9 @@ function detailToggle(entry: UsageEntryView, id: string): HTMLElement {
   return button;
 }
 
+// A request the key's allowlists refused is an error to the CSV, and a status of its own here.
+const STATUS_TEXT: Record<string, string> = { success: "Success", error: "Error", refused: "Refused" };
+
 function rows(entry: UsageEntryView): HTMLElement[] {
   const id = uniqueId("usage-detail");
   return [
@@ -66,7 +69,7 @@ function rows(entry: UsageEntryView): HTMLElement[] {
       h("td", { class: "num" }, count(entry.completionTokens)),
       h("td", { class: "num" }, money(entry.costUsd)),
       h("td", {},
-        h("span", { class: `badge ${entry.status}` }, entry.status === "success" ? "Success" : "Error"),
+        h("span", { class: `badge ${entry.status}` }, STATUS_TEXT[entry.status] ?? "Error"),
         entry.error ? h("span", { class: "muted error-reason" }, ` ${entry.error}`) : null,
       ),
       h("td", {}, detailToggle(entry, id)),
