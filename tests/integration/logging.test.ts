@@ -91,11 +91,51 @@ describeEachDialect("request logs of gateway serve", (dialect) => {
     expect(await lineOf(res)).toMatchObject({ status: 200, model: "deepseek-v3.2", billing: "charged", keyPrefix: secret.slice(0, 10) });
   });
 
-  test("a request the provider fails is logged 502 with its reservation released", async () => {
-    fake.behave({ status: 500, errorMessage: "upstream says no" });
+  test("a request the provider fails is logged 502 with its reservation released, the provider's status and words", async () => {
+    // A provider that echoes the operator's key: the line keeps its words, never the key.
+    const providerKey = Object.values(providerEnv(fake)).find((v) => v.startsWith("sk-"))!;
+    fake.behave({ status: 500, errorMessage: `upstream says no to ${providerKey}` });
     const res = await postChat(server.url, secret, { ...hello("kimi-k2.5"), messages: [{ role: "user", content: prompt("failing") }] });
     expect(res.status).toBe(502);
-    expect(await lineOf(res)).toMatchObject({ status: 502, model: "kimi-k2.5", billing: "released", accountId });
+    const line = await lineOf(res);
+    expect(line).toMatchObject({
+      status: 502, model: "kimi-k2.5", billing: "released", accountId,
+      errorType: "provider_error", error: "Upstream provider request failed with status 500", upstreamStatus: 500,
+    });
+    expect(line.upstreamError).toStartWith("upstream says no to ");
+    expect(line).not.toHaveProperty("requestedModel");
+  });
+
+  test("a request the provider rejects (400) keeps its status and message; a broken stream what broke", async () => {
+    fake.behave({ status: 400, errorMessage: "messages[0].content is too short" });
+    const rejected = await postChat(server.url, secret, hello("gpt-4.1-nano"));
+    expect(rejected.status).toBe(400);
+    expect(await lineOf(rejected)).toMatchObject({
+      status: 400, errorType: "invalid_request_error", error: "messages[0].content is too short",
+      upstreamStatus: 400, upstreamError: "messages[0].content is too short",
+    });
+    fake.behave({ chunks: 4, breakAfter: 2 });
+    const broken = await postChat(server.url, secret, hello("deepseek-v3.2", { stream: true }));
+    await broken.text();
+    const line = await lineOf(broken);
+    expect(line).toMatchObject({ status: 200, billing: "released", upstreamError: expect.any(String) });
+    expect(line).not.toHaveProperty("upstreamStatus");
+  });
+
+  test("a request refused before it reaches a provider names the model it asked for and what it was told", async () => {
+    fake.behave({});
+    const invalid = await postChat(server.url, secret, { model: "gpt-4.1-nano", messages: "not a list" } as never);
+    expect(invalid.status).toBe(400);
+    const line = await lineOf(invalid);
+    expect(line).toMatchObject({ status: 400, requestedModel: "gpt-4.1-nano", errorType: "invalid_request_error", error: expect.stringContaining("messages") });
+    expect(line).not.toHaveProperty("upstreamStatus");
+    const unknown = await postChat(server.url, secret, hello("no-such-model"));
+    expect(unknown.status).toBe(400);
+    expect(await lineOf(unknown)).toMatchObject({ status: 400, accountId, requestedModel: "no-such-model", error: expect.stringContaining("no-such-model") });
+    // A name longer than any model's is kept to its first 128 characters.
+    const long = await postChat(server.url, secret, hello(`no-such-model-${"x".repeat(300)}`));
+    expect(long.status).toBe(400);
+    expect((await lineOf(long)).requestedModel).toBe(`no-such-model-${"x".repeat(114)}`);
   });
 
   test("what a request logs beside its request line carries its request ID", async () => {

@@ -25,12 +25,17 @@ function providerMessage(body: string, secrets: readonly string[]): string | nul
  */
 export type FallbackReason = "unreachable" | "timeout" | "rate_limited" | "server_error" | "context_length";
 
-/** A provider's failure, with the reason another candidate may be tried (null: the client's to fix, or no other would do better). */
+/**
+ * A provider's failure, with the reason another candidate may be tried (null: the client's to
+ * fix, or no other would do better), and for the operator's log what the provider answered:
+ * its status and its own message (secrets taken out), which the client may not be told.
+ */
 export class ProviderFailure extends AppError {
   constructor(
     kind: "provider_error" | "invalid_request_error",
     message: string,
     readonly fallback: FallbackReason | null,
+    readonly upstream: { status: number; message: string | null } | null = null,
   ) {
     super(kind, message);
   }
@@ -51,14 +56,15 @@ const CONTEXT_LENGTH = /context[_ ]length|context window|maximum context|token l
  * in by: `secrets` are the configured provider keys (`secretsInOrder`), never to be echoed.
  */
 export function upstreamFailure(status: number, body: string, secrets: readonly string[]): AppError {
+  const upstream = { status, message: providerMessage(body, secrets) };
   if (status === 400 || status === 422) {
     const tooLong = status === 400 && CONTEXT_LENGTH.test(body);
-    return new ProviderFailure("invalid_request_error", providerMessage(body, secrets) ?? "The provider rejected the request", tooLong ? "context_length" : null);
+    return new ProviderFailure("invalid_request_error", upstream.message ?? "The provider rejected the request", tooLong ? "context_length" : null, upstream);
   }
-  if (status === 529) return new ProviderOverloaded();
+  if (status === 529) return new ProviderOverloaded(upstream.message);
   // 401 and 403 after every key was tried: the operator's keys, which no other model of this provider would fix either way.
   const reason = status === 429 ? "rate_limited" : status >= 500 ? "server_error" : null;
-  return new ProviderFailure("provider_error", `Upstream provider request failed with status ${status}`, reason);
+  return new ProviderFailure("provider_error", `Upstream provider request failed with status ${status}`, reason, upstream);
 }
 
 /**
@@ -66,8 +72,8 @@ export function upstreamFailure(status: number, body: string, secrets: readonly 
  * failure like any other (502 on the OpenAI doors); the Messages door passes the 529 on.
  */
 export class ProviderOverloaded extends ProviderFailure {
-  constructor() {
-    super("provider_error", "Upstream provider is overloaded (status 529)", "server_error");
+  constructor(providerSays: string | null = null) {
+    super("provider_error", "Upstream provider is overloaded (status 529)", "server_error", { status: 529, message: providerSays });
   }
 }
 

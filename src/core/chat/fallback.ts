@@ -10,7 +10,7 @@ import type { Aim, Target } from "./target.ts";
 
 /** Told of each candidate given up for the next, beside the provider failures it already counts. */
 export interface FallbackObserver {
-  providerFailed(): void;
+  providerFailed(error: unknown): void;
   fellBack(from: Model, to: Model, reason: FallbackReason): void;
 }
 
@@ -51,7 +51,7 @@ export async function firstAnswer<T>(attempted: Attempted, send: (target: Target
       const reason = fallbackReasonOf(error);
       const to = attempted.fallbacks[next];
       if (reason === null || to === undefined || attempted.call.signal.aborted) throw error;
-      if (isAppError(error) && error.kind === "provider_error") attempted.call.observer.providerFailed();
+      if (isAppError(error) && error.kind === "provider_error") attempted.call.observer.providerFailed(error);
       attempted.call.observer.fellBack(attempted.target.model, to, reason);
       attempted.target = attempted.aim(to);
       attempted.billing.servedBy(to, attempted.fallbackCosts[next]!);

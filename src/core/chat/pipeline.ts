@@ -194,7 +194,7 @@ export async function admitChat(ports: ChatPorts, call: ChatCall): Promise<Admit
 
 /** A failed forward releases the reservation, saying why in the usage log, and fails the request. */
 async function failed(admitted: Admitted, error: unknown): Promise<never> {
-  if (isAppError(error) && error.kind === "provider_error") admitted.call.observer.providerFailed();
+  if (isAppError(error) && error.kind === "provider_error") admitted.call.observer.providerFailed(error);
   await admitted.billing.releaseQuietly(isAppError(error) ? error.message : "internal error");
   throw error;
 }

@@ -25,8 +25,8 @@ export interface ReservationObserver {
    * released). Called once, before the charge or release is written.
    */
   closed(charge: Charge | null): void;
-  /** The provider failed the request (answered 502, or cut its stream short). */
-  providerFailed(): void;
+  /** The provider failed the request (answered 502, or cut its stream short), with `error`. */
+  providerFailed(error: unknown): void;
 }
 
 /**

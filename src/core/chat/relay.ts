@@ -195,7 +195,7 @@ export async function relayStream(relay: Relay, sink: StreamSink): Promise<void>
     if (sink.gone && !relay.chargeWhenGone) return; // the client's leaving has released the reservation
     const timedOut = error instanceof ProviderTimeout;
     log.warn("provider stream failed", { model: model.id, error: (error as Error).message });
-    relay.observer.providerFailed();
+    relay.observer.providerFailed(error);
     await billing.releaseQuietly(timedOut ? "provider stream timed out" : "provider stream failed");
     sink.emit(`data: ${errorPayload(isAppError(error) && error.kind === "provider_error" ? error : unreachable(false, 0))}\n\n`);
     return;

@@ -144,6 +144,7 @@ export async function pipelineRequest(
   // by `toldFirst`.
   const keyHash = presentedKeyHash(door.authorization(request), door.missingKey);
   const body = await readJsonBody(request, door.bodyLimit);
+  record.askedFor((body.value as { model?: unknown } | null)?.model);
 
   const ports: ChatPorts = {
     store: guardedBilling(deps.store, { leases, log, now }, deadlineMs),
@@ -188,6 +189,10 @@ export const pipelineHandler =
   async ({ request, server }: { request: Request; server: PeerSource }): Promise<Response> => {
     const record = requestRecord(request);
     const peer = () => clientIp(request, server, deps.config.trustProxy);
+    const told = (error: AppError) => {
+      record.failed(error);
+      return door.renderError(error, record.id);
+    };
     try {
       return await serve(request, deps, leases, record, door, peer);
     } catch (error) {
@@ -195,12 +200,12 @@ export const pipelineHandler =
       // looked up; the request line says it left, as for a client that leaves mid-stream.
       if (error instanceof BodyCutShort) {
         record.clientDisconnected();
-        return door.renderError(error, record.id);
+        return told(error);
       }
       const failure = await toldFirst(error, request, deps, record, door, peer);
-      if (isAppError(failure)) return door.renderError(failure, record.id);
+      if (isAppError(failure)) return told(failure);
       deps.log.error("unhandled error on the chat path", { requestId: record.id, error: failure });
-      return door.renderError(new AppError("internal", "Internal server error"), record.id);
+      return told(new AppError("internal", "Internal server error"));
     }
   };
 

@@ -1,5 +1,6 @@
 import type { Model } from "../../core/catalog.ts";
-import type { FallbackReason } from "../../core/chat/failures.ts";
+import { ProviderFailure, type FallbackReason } from "../../core/chat/failures.ts";
+import type { AppError } from "../../core/errors.ts";
 import type { ChatObserver } from "../../core/chat/pipeline.ts";
 import type { Charge } from "../../core/chat/ports.ts";
 import type { Logger } from "../log.ts";
@@ -9,6 +10,15 @@ import type { Metrics } from "./metrics.ts";
 export const UNMATCHED_ROUTE = "(unmatched)";
 
 const secondsSince = (startedAt: number) => (performance.now() - startedAt) / 1000;
+
+// What the client sent as `model` is its own text: the line keeps enough of it to be recognised.
+const ASKED_MODEL_LIMIT = 128;
+
+/** What a provider answered when it failed, for the operator: its status and its own words, or what broke. */
+function upstreamFailureOf(error: unknown): { status?: number; message?: string } {
+  if (error instanceof ProviderFailure) return error.upstream ? { status: error.upstream.status, message: error.upstream.message ?? undefined } : { message: error.message };
+  return error instanceof Error ? { message: error.message } : {};
+}
 const milliseconds = (seconds: number) => Math.round(seconds * 10_000) / 10;
 
 /**
@@ -16,7 +26,9 @@ const milliseconds = (seconds: number) => Math.round(seconds * 10_000) / 10;
  * metrics. The line is written once both the response has been handed over and, for a chat
  * request holding a reservation, the provider's answer has ended: a stream's line comes when
  * the stream ends, not when its headers are sent. It never holds a key, a cookie, a password
- * or a prompt: only IDs, the key's public prefix, the route template and numbers.
+ * or a prompt: only IDs, the key's public prefix, the route template, numbers, the model the
+ * client asked for and, for a failed request, what it was told and what the provider answered
+ * (provider keys already taken out of that).
  */
 export class RequestRecord implements ChatObserver {
   private readonly startedAt = performance.now();
@@ -27,6 +39,12 @@ export class RequestRecord implements ChatObserver {
   /** The catalog model the request was resolved to (after a fallback, the one tried since); never the raw `model` a client sent. */
   model: Model | undefined;
   private upstream: { model: Model; startedAt: number; seconds?: number } | undefined;
+  /** The `model` the client sent, when it was a string. */
+  private asked: string | undefined;
+  /** What the client was told, when the request failed. */
+  private failure: AppError | undefined;
+  /** What the provider answered when it failed the request (the last candidate's, after fallbacks). */
+  private upstreamFailure: { status?: number; message?: string } | undefined;
   private billing: "charged" | "released" | undefined;
   private disconnected = false;
   /** The response, and the reservation while one is open. */
@@ -46,6 +64,17 @@ export class RequestRecord implements ChatObserver {
 
   resolved(model: Model): void {
     this.model = model;
+  }
+
+  /** The request's `model` as the client sent it, before anything is checked: a request refused as invalid is still found by it. */
+  askedFor(model: unknown): void {
+    if (typeof model === "string") this.asked = model.slice(0, ASKED_MODEL_LIMIT);
+  }
+
+  /** The error the client is told. A provider's failure brings what the provider answered. */
+  failed(error: AppError): void {
+    this.failure = error;
+    if (error instanceof ProviderFailure) this.upstreamFailure = upstreamFailureOf(error);
   }
 
   opened(model: Model): void {
@@ -77,7 +106,8 @@ export class RequestRecord implements ChatObserver {
   }
 
   /** The provider failed the request (answered 502, or cut its stream short). */
-  providerFailed(): void {
+  providerFailed(error: unknown): void {
+    this.upstreamFailure = upstreamFailureOf(error);
     if (this.model) this.sinks.metrics.providerError(this.model.provider);
   }
 
@@ -104,11 +134,17 @@ export class RequestRecord implements ChatObserver {
       status: this.status,
       latencyMs: milliseconds(seconds),
       model,
+      // What the client named, where it is not the model served: an alias, a fallback, or a model that was refused.
+      requestedModel: this.asked === model ? undefined : this.asked,
       accountId: this.accountId,
       keyPrefix: this.keyPrefix,
       upstreamMs: this.upstream?.seconds === undefined ? undefined : milliseconds(this.upstream.seconds),
       billing: this.billing,
       clientDisconnected: this.disconnected || undefined,
+      errorType: this.failure?.kind,
+      error: this.failure?.message,
+      upstreamStatus: this.upstreamFailure?.status,
+      upstreamError: this.upstreamFailure?.message,
     });
   }
 }

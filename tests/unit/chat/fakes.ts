@@ -133,7 +133,7 @@ export class FakeObserver implements ChatObserver {
   closed(charge: Charge | null): void {
     this.calls.push(["closed", charge]);
   }
-  providerFailed(): void {
+  providerFailed(_error: unknown): void {
     this.calls.push(["providerFailed"]);
   }
   fellBack(from: Model, to: Model, reason: string): void {

@@ -61,14 +61,18 @@ export function messagesRoutes(deps: ChatDeps & { provider: ChatProvider }, leas
       const ip = () => clientIp(request, server, deps.config.trustProxy);
       // The key and its address first, as every door tells them before a malformed body.
       const { key } = await authenticateApiKey(deps.store, authorization(request), deps.now(), { model: null, clientIp: ip }, MISSING_KEY);
-      const parsed = parseCountTokensRequest((await readJsonBody(request, door.bodyLimit)).value);
+      const body = (await readJsonBody(request, door.bodyLimit)).value;
+      record.askedFor((body as { model?: unknown } | null)?.model);
+      const parsed = parseCountTokensRequest(body);
       // Then its models, as /v1/messages judges them: a key kept from a model gets the same 403
       // here, so that a client learns of the refusal before it sends the conversation itself.
       const refusal = accessRefusal(key, parsed.model, ip);
       if (refusal) throw refusal;
       return json({ input_tokens: countTokens(parsed) });
     } catch (error) {
-      return door.renderError(asAppError(error, deps.log, record.id), record.id);
+      const told = asAppError(error, deps.log, record.id);
+      record.failed(told);
+      return door.renderError(told, record.id);
     }
   };
   return new Elysia({ name: "messages" })
