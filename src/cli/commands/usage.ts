@@ -22,7 +22,7 @@ export function registerUsage(program: Command, output: () => Output): void {
       await withStore({}, async ({ store }) => {
         const account = await requireAccount(store, opts.email);
         // Every row of the range, read a page at a time: the export is never held whole.
-        const chunks = (json ? usageJson : usageCsv)(store, account.id, range, Number.POSITIVE_INFINITY);
+        const chunks = (json ? usageJson : usageCsv)(store, account.id, { filter: range, limit: Number.POSITIVE_INFINITY });
         if (opts.out === undefined) {
           for await (const chunk of chunks) process.stdout.write(chunk);
           return;

@@ -84,13 +84,19 @@ export async function* usagePages(
   }
 }
 
+/** What an export holds: the logs `filter` lets through, at most `limit` (the HTTP export's 1,000), of a person or an organization. */
+export interface UsageExportOptions {
+  filter?: UsageFilter;
+  limit?: number;
+  kind?: UsageExportKind;
+}
+
 /**
  * The account's latest usage logs as CSV, newest first, one chunk per page read, so that
  * neither the rows nor the text are ever held whole (the header comes with the first page).
  */
-export async function* usageCsv(
-  store: UsageExportStore, accountId: string, filter: UsageFilter = {}, limit = USAGE_EXPORT_LIMIT, kind: UsageExportKind = "personal",
-): AsyncGenerator<string> {
+export async function* usageCsv(store: UsageExportStore, accountId: string, options: UsageExportOptions = {}): AsyncGenerator<string> {
+  const { filter = {}, limit = USAGE_EXPORT_LIMIT, kind = "personal" } = options;
   let header = csvRecord(kind === "personal" ? USAGE_CSV_COLUMNS : ORGANIZATION_CSV_COLUMNS);
   for await (const page of usagePages(store, accountId, filter, limit)) {
     yield header + page.map((log) => usageCsvRecord(log, kind)).join("");
@@ -114,7 +120,8 @@ export const usageJsonRecord = (log: UsageExportRow) => ({
 });
 
 /** The same logs as one JSON array, one record per line, streamed a page at a time. */
-export async function* usageJson(store: UsageExportStore, accountId: string, filter: UsageFilter = {}, limit = USAGE_EXPORT_LIMIT): AsyncGenerator<string> {
+export async function* usageJson(store: UsageExportStore, accountId: string, options: Omit<UsageExportOptions, "kind"> = {}): AsyncGenerator<string> {
+  const { filter = {}, limit = USAGE_EXPORT_LIMIT } = options;
   let opening = "[";
   for await (const page of usagePages(store, accountId, filter, limit)) {
     if (page.length === 0) continue;

@@ -86,14 +86,14 @@ test("reads the first page before yielding anything, so a failing query fails th
 
 test("with no cap every log is read, a page at a time", async () => {
   const { store, asked } = fakeStore(1_201);
-  const text = (await collect(usageCsv(store, "a", {}, Number.POSITIVE_INFINITY))).join("");
+  const text = (await collect(usageCsv(store, "a", { limit: Number.POSITIVE_INFINITY }))).join("");
   expect(text.split("\r\n").length - 2).toBe(1_201);
   expect(Math.max(...asked.map((a) => a.limit))).toBe(200);
 });
 
 test("the JSON export is one array of records under the HTTP API's names, streamed by page", async () => {
   const { store } = fakeStore(401);
-  const chunks = await collect(usageJson(store, "a", {}, Number.POSITIVE_INFINITY));
+  const chunks = await collect(usageJson(store, "a", { limit: Number.POSITIVE_INFINITY }));
   expect(chunks.length).toBeGreaterThan(2);
   const records = JSON.parse(chunks.join(""));
   expect(records).toHaveLength(401);
@@ -111,7 +111,7 @@ test("an organization's export names the member and the key after the spec's col
       { ...log(2), memberEmail: null, keyName: "=HYPERLINK(\"http://x\")" },
     ] : []),
   };
-  const [chunk] = await collect(usageCsv(store, "org", {}, 1_000, "organization"));
+  const [chunk] = await collect(usageCsv(store, "org", { kind: "organization" }));
   const lines = chunk!.split("\r\n");
   expect(lines[0]).toBe(`${HEADER.trimEnd()},member,key`);
   expect(lines[1]).toEndWith(",success,ana@example.com,Production backend");

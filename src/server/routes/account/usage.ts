@@ -21,7 +21,7 @@ export const usageRoutes = (deps: AppDeps) => {
     .get("/usage/export", async ({ session, query }) => {
       const account = signedInAccount(session, MESSAGES.userNotFound);
       const filter = ownUsage(session, parseUsageFilter(query));
-      const chunks = usageCsv(store, account.id, filter, undefined, session.org ? "organization" : "personal");
+      const chunks = usageCsv(store, account.id, { filter, kind: session.org ? "organization" : "personal" });
       let first: IteratorResult<string>;
       try {
         // The first page is read before answering, so a failing query is still a clean 500.
