@@ -1,7 +1,9 @@
 // In-memory stand-ins for the chat pipeline's ports: they record what they were asked and
 // answer what a test scripts. No database, no network, no clock.
 import type { BillingPorts, HeldReservation } from "../../../src/core/chat/billing.ts";
-import type { ChatObserver } from "../../../src/core/chat/pipeline.ts";
+import type { ChatCall, ChatObserver, ChatPorts } from "../../../src/core/chat/pipeline.ts";
+import type { ChatProvider } from "../../../src/core/chat/provider.ts";
+import { parseChatRequest } from "../../../src/core/chat/request.ts";
 import type { Charge, ChatLog, LeaseRegistry } from "../../../src/core/chat/ports.ts";
 import type { StreamSink } from "../../../src/core/chat/relay.ts";
 import type { Usage } from "../../../src/core/chat/usage.ts";
@@ -201,6 +203,37 @@ export function billingPorts(timeline: string[] = []): BillingPorts & {
   log: FakeLog;
 } {
   return { store: new FakeBillingStore(timeline), leases: new FakeLeases(), now: () => NOW, log: new FakeLog() };
+}
+
+/**
+ * The chat pipeline's ports over fresh fakes, with `provider`, a catalog of `catalog` and
+ * `aliases`, and `call(body)`: a request made with key 1 from one address, whose signal is the
+ * world's `controller`'s.
+ */
+export function chatWorld<P extends ChatProvider>(provider: P, catalog: Model[], aliases: Record<string, string[]> = {}) {
+  const base = billingPorts();
+  const ports: ChatPorts & typeof base = {
+    ...base,
+    provider,
+    findModel: async (id) => catalog.find((m) => m.id === id) ?? null,
+    findAlias: async (name) => aliases[name],
+  };
+  const observer = new FakeObserver();
+  const controller = new AbortController();
+  const call = (body: Record<string, unknown>, bodyBytes = 200): ChatCall => ({
+    keyHash: "hash-of-key-1",
+    clientIp: () => "203.0.113.7",
+    request: parseChatRequest(body),
+    bodyBytes,
+    policy: { maxConcurrentRequests: 3, dashboardUrl: "https://dashboard.example" },
+    leaseMs: 60_000,
+    startedAt: STARTED_AT,
+    observer,
+    signal: controller.signal,
+    controller,
+    chargeWhenGone: false,
+  });
+  return { ports, provider, observer, store: base.store, leases: base.leases, controller, signal: controller.signal, call };
 }
 
 /** A normalised usage with no provider details. */

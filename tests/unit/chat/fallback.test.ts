@@ -6,7 +6,7 @@ import type { ChatProvider, ProviderCall, StreamRead } from "../../../src/core/c
 import { parseChatRequest } from "../../../src/core/chat/request.ts";
 import type { Model } from "../../../src/core/catalog.ts";
 import { AppError } from "../../../src/core/errors.ts";
-import { billingPorts, CALLER, FakeObserver, model, STARTED_AT } from "./fakes.ts";
+import { CALLER, chatWorld, model } from "./fakes.ts";
 
 const messages = [{ role: "user", content: "hello" }];
 const usage = { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 };
@@ -34,32 +34,8 @@ class PerModelProvider implements ChatProvider {
   }
 }
 
-function setup(catalog: Model[] = [model("gpt-4.1"), model("gpt-5"), model("deepseek-v3.2"), model("deepseek-v3.2-speciale"), model("gpt-4.1-nano")], aliases: Record<string, string[]> = {}) {
-  const base = billingPorts();
-  const provider = new PerModelProvider();
-  const ports: ChatPorts & typeof base = {
-    ...base,
-    provider,
-    findModel: async (id) => catalog.find((m) => m.id === id) ?? null,
-    findAlias: async (name) => aliases[name],
-  };
-  const observer = new FakeObserver();
-  const controller = new AbortController();
-  const call = (body: Record<string, unknown>, bodyBytes = 200): ChatCall => ({
-    keyHash: "hash-of-key-1",
-    clientIp: () => "203.0.113.7",
-    request: parseChatRequest(body),
-    bodyBytes,
-    policy: { maxConcurrentRequests: 3, dashboardUrl: "https://dashboard.example" },
-    leaseMs: 60_000,
-    startedAt: STARTED_AT,
-    observer,
-    signal: controller.signal,
-    controller,
-    chargeWhenGone: false,
-  });
-  return { ports, provider, observer, store: base.store, controller, call };
-}
+const setup = (catalog: Model[] = [model("gpt-4.1"), model("gpt-5"), model("deepseek-v3.2"), model("deepseek-v3.2-speciale"), model("gpt-4.1-nano")], aliases: Record<string, string[]> = {}) =>
+  chatWorld(new PerModelProvider(), catalog, aliases);
 
 const outcome = (s: ReturnType<typeof setup>) => ({
   tried: s.provider.calls.map((c) => c.model.id),

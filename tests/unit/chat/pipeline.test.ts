@@ -7,7 +7,7 @@ import { parseChatRequest } from "../../../src/core/chat/request.ts";
 import type { Model } from "../../../src/core/catalog.ts";
 import { AppError } from "../../../src/core/errors.ts";
 import { nanos } from "../../../src/core/money.ts";
-import { billingPorts, CALLER, FakeObserver, model, NOW, STARTED_AT } from "./fakes.ts";
+import { CALLER, chatWorld, model, NOW, STARTED_AT } from "./fakes.ts";
 
 /** Answers what the test scripts and records every call it gets. */
 class ScriptedProvider implements ChatProvider {
@@ -35,31 +35,11 @@ const completion = {
   usage: { prompt_tokens: 12, completion_tokens: 2, total_tokens: 14 },
 };
 
-function setup(catalog: Model[] = [model("gpt-4.1"), model("gpt-5"), model("deepseek-v3.2")]) {
-  const base = billingPorts();
-  const provider = new ScriptedProvider();
-  const ports: ChatPorts & typeof base = {
-    ...base,
-    provider,
-    findModel: async (id) => catalog.find((m) => m.id === id) ?? null,
-    findAlias: async () => undefined,
-  };
-  const observer = new FakeObserver();
-  const controller = new AbortController();
-  const call = (body: Record<string, unknown>, bodyBytes = 193): ChatCall => ({
-    keyHash: "hash-of-key-1",
-    clientIp: () => "203.0.113.7",
-    request: parseChatRequest(body),
-    bodyBytes,
-    policy: { maxConcurrentRequests: 3, dashboardUrl: "https://dashboard.example" },
-    leaseMs: 60_000,
-    startedAt: STARTED_AT,
-    observer,
-    signal: controller.signal,
-    chargeWhenGone: false,
-  });
-  return { ports, provider, observer, store: base.store, leases: base.leases, signal: controller.signal, call };
-}
+// 193 bytes: the body the tests send, as the front door would count it.
+const setup = (catalog: Model[] = [model("gpt-4.1"), model("gpt-5"), model("deepseek-v3.2")]) => {
+  const world = chatWorld(new ScriptedProvider(), catalog);
+  return { ...world, call: (body: Record<string, unknown>, bodyBytes = 193) => world.call(body, bodyBytes) };
+};
 
 describe("admitChat", () => {
   test.each([
@@ -186,7 +166,7 @@ describe("completeChat", () => {
     const admitted = await admitChat(s.ports, s.call({ model: "gpt-4.1", messages, max_tokens: 100, temperature: 0.2, api_key: "sk-x" }));
     const response = await completeChat(s.ports, admitted);
     expect(s.provider.calls).toEqual([
-      { model: model("gpt-4.1"), body: { model: "gpt-4.1", messages, temperature: 0.2, max_tokens: 100 }, signal: s.signal },
+      { model: model("gpt-4.1"), body: { model: "gpt-4.1", messages, temperature: 0.2, max_tokens: 100 }, signal: s.signal, controller: s.controller },
     ]);
     expect(s.provider.calls[0]?.signal).toBe(s.signal);
     // 12 × 2 000 + 2 × 8 000 nano-USD.
@@ -273,6 +253,7 @@ describe("openStream", () => {
         model: model("deepseek-v3.2"),
         body: { model: "deepseek-chat", messages, max_tokens: 50, stream: true, stream_options: { include_usage: true } },
         signal: s.signal,
+        controller: s.controller,
       },
     ]);
     expect(relay.events).toBe(events);
