@@ -64,7 +64,7 @@ describeEachDialect("the dashboard's usage filters, spend per model and purchase
     });
 
     test.each([
-      ["status=failed", "status must be success or error"],
+      ["status=failed", "status must be success, error or refused"],
       ["from=2026-02-30", "from must be a date such as 2026-03-14"],
       ["to=yesterday", "to must be a date such as 2026-03-14"],
       ["from=2026-03-16&to=2026-03-15", "from must not be after to"],
