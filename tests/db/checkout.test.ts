@@ -45,7 +45,7 @@ describeEachDialect("the checkout store", (dialect) => {
     const held = await hold(packId, now, capacity, accountId);
     if (!("holdId" in held)) throw new Error("capacity exhausted");
     const id = `cs_test_${++counter}`;
-    await store.openCheckout(held.holdId, { id, expiresAt: now + CHECKOUT_OPEN_MS });
+    await store.openCheckout(held.holdId, { id, expiresAt: now + CHECKOUT_OPEN_MS, url: `https://checkout.stripe.test/c/pay/${id}` });
     return id;
   };
   const pay = (sessionId: string, now: number, eventId = `evt_${++counter}`) =>
@@ -75,7 +75,7 @@ describeEachDialect("the checkout store", (dialect) => {
       await pay(await open("scale", lastMonth - HOUR), lastMonth);
       await open("scale", now - CHECKOUT_OPEN_MS - 1);
       const expiring = await hold("scale", now - HOUR, null);
-      await store.openCheckout((expiring as { holdId: string }).holdId, { id: `cs_test_${++counter}`, expiresAt: now });
+      await store.openCheckout((expiring as { holdId: string }).holdId, { id: `cs_test_${++counter}`, expiresAt: now, url: "https://checkout.stripe.test/c/pay/expiring" });
       const expired = await open("scale", now - HOUR);
       await store.closeCheckout({ eventId: `evt_${++counter}`, eventType: "checkout.session.expired", sessionId: expired, status: "expired", now });
       const failed = await open("scale", now - HOUR);
@@ -124,8 +124,22 @@ describeEachDialect("the checkout store", (dialect) => {
         id: sessionId, accountId: buyer.id, packId: "team", credits: usd("120"), status: "paid", createdAt: now,
         expiresAt: now + CHECKOUT_OPEN_MS, paidAt: now + 5, receiptUrl: null, paymentIntentId: null, amountPaidCents: null,
         refundedCents: 0n, refundedCredits: usd("0"), disputedCents: null, disputeStatus: null,
-        autoTopup: false, invoiceId: null, invoiceUrl: null,
+        autoTopup: false, invoiceId: null, invoiceUrl: null, checkoutUrl: `https://checkout.stripe.test/c/pay/${sessionId}`,
       });
+    });
+
+    test("a cancelled checkout is marked expired, gives its capacity back, and a paid one stays paid", async () => {
+      const buyer = await newAccount();
+      const now = nextMonth();
+      const cancelled = await open("scale", now, "250", buyer.id);
+      expect(await hold("scale", now + 1, "250")).toEqual({ exhausted: true });
+      await store.expireCheckout(cancelled);
+      expect((await store.getCheckout(cancelled))?.status).toBe("expired");
+      expect(await hold("scale", now + 2, "250")).toHaveProperty("holdId");
+      const paid = await open("builder", now + 3, null, buyer.id);
+      await pay(paid, now + 4);
+      await store.expireCheckout(paid);
+      expect((await store.getCheckout(paid))?.status).toBe("paid");
     });
 
     test("a replayed event, another event for the same session, or concurrent deliveries credit nothing more", async () => {

@@ -307,7 +307,7 @@ describeEachDialect("fuzzing a running gateway", (dialect) => {
     ["POST", "/auth/totp/disable"], ["GET", "/account/security"], ["GET", "/account/audit"],
     ["GET", "/dashboard/verify"], ["GET", "/dashboard/forgot"], ["GET", "/dashboard/reset"], ["GET", "/dashboard/security"],
     // The dashboard's newer reads and the operator console (`:id` stands for an e-mail or a model there).
-    ["GET", "/account/spend/models"], ["GET", "/account/purchases"], ["GET", "/account/audit"], ["GET", "/admin/accounts"],
+    ["GET", "/account/spend/models"], ["GET", "/account/purchases"], ["POST", "/account/purchases/:id/cancel"], ["GET", "/account/audit"], ["GET", "/admin/accounts"],
     ["GET", "/admin/accounts/:id"], ["POST", "/admin/accounts/:id/credits"], ["POST", "/admin/accounts/:id/ban"],
     ["POST", "/admin/accounts/:id/unban"], ["GET", "/admin/stats"], ["GET", "/admin/models"], ["PATCH", "/admin/models/:id"],
     ["GET", "/admin/audit"], ["POST", "/admin/purchases/:id/refund"], ["GET", "/dashboard/models"], ["GET", "/dashboard/usage"], ["GET", "/dashboard/purchases"],

@@ -115,7 +115,7 @@ describeEachDialect("the dashboard's usage filters, spend per model and purchase
       await waitFor(async () => (await read()).some((p: { receiptUrl: string | null }) => p.receiptUrl !== null), "the receipt");
       const purchases = await read();
       expect(purchases.sort((a: { packId: string }, b: { packId: string }) => a.packId.localeCompare(b.packId))).toEqual([
-        { id: second, createdAt: expect.stringMatching(/Z$/), packId: "builder", packName: "Builder", priceUsd: "25", creditsUsd: "30.00", status: "open", paidAt: null, receiptUrl: null, invoiceUrl: null, source: "checkout" },
+        { id: second, createdAt: expect.stringMatching(/Z$/), packId: "builder", packName: "Builder", priceUsd: "25", creditsUsd: "30.00", status: "open", paidAt: null, receiptUrl: null, invoiceUrl: null, source: "checkout", checkoutUrl: fake.sessions.get(second)!.url },
         { id: first, createdAt: expect.stringMatching(/Z$/), packId: "pro", packName: "Pro", priceUsd: "50", creditsUsd: "60.00", status: "paid", paidAt: expect.stringMatching(/Z$/), receiptUrl: receiptFor(paidSession(session).payment_intent), invoiceUrl: null, source: "checkout" },
       ]);
       const other = await signUpUser(gateway().url);

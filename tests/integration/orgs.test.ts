@@ -210,6 +210,7 @@ describeEachDialect("organizations", (dialect) => {
         ["GET", `/account/purchases?org=${orgId}`], ["GET", `/account/audit?org=${orgId}`], ["GET", `/settings/webhook?org=${orgId}`],
         ["PATCH", `/settings/alert-threshold?org=${orgId}`], ["GET", `/orgs/${orgId}/invitations`], ["POST", `/checkout?org=${orgId}`],
         ["GET", `/settings/auto-topup?org=${orgId}`], ["PUT", `/settings/auto-topup?org=${orgId}`], ["DELETE", `/settings/auto-topup?org=${orgId}`],
+        ["POST", `/account/purchases/cs_test_any/cancel?org=${orgId}`],
       ] as const) {
         expect({ path, status: (await member.send(method, path, method === "GET" ? undefined : {})).status }).toEqual({ path, status: 403 });
       }

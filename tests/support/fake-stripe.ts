@@ -1,4 +1,4 @@
-// A fake Stripe API on loopback: POST /v1/checkout/sessions, POST /v1/refunds and POST
+// A fake Stripe API on loopback: POST /v1/checkout/sessions (and GET and expire one), POST /v1/refunds and POST
 // /v1/payment_intents (fake-stripe-intents.ts) in Stripe's wire format (a form-encoded request,
 // a JSON object answer), recording what it received; GET of a payment intent (its latest charge:
 // receipt and card) and of an invoice; and webhook deliveries signed the way Stripe signs them,
@@ -25,7 +25,7 @@ export interface FakeStripe {
   charge(paymentIntent: string): Record<string, unknown>;
   /** Off-session PaymentIntents: what was asked, what was made, and how the next are answered. */
   intents: ReturnType<typeof fakeIntents>;
-  /** Until called again with null, answer session requests with this Stripe error. */
+  /** Until called again with null, answer session requests (create, expire, retrieve) with this Stripe error. */
   failWith(failure: { status: number; message: string } | null): void;
   stop(): Promise<void>;
   [Symbol.asyncDispose](): Promise<void>;
@@ -67,6 +67,23 @@ export function startFakeStripe(): FakeStripe {
     return Response.json(answer);
   };
 
+  /**
+   * `POST /v1/checkout/sessions/{id}/expire` (https://docs.stripe.com/api/checkout/sessions/expire):
+   * only an `open` session can be expired, and the answer is the session, `status: "expired"`;
+   * any other (complete, expired) is a 400 invalid_request_error, and an unknown id a 404 one.
+   */
+  const expire = (id: string): Response => {
+    const session = sessions.get(id);
+    if (!session) return noSuchSession(id);
+    if (session.status !== "open") {
+      const message = `This Checkout Session is in a(n) ${session.status} state and cannot be expired. Only Checkout Sessions in an open state can be expired.`;
+      return Response.json({ error: { type: "invalid_request_error", message } }, { status: 400 });
+    }
+    const expired = { ...session, status: "expired", url: null };
+    sessions.set(id, expired);
+    return Response.json(expired);
+  };
+
   const server = Bun.serve({
     port: 0,
     hostname: "127.0.0.1",
@@ -96,17 +113,19 @@ export function startFakeStripe(): FakeStripe {
         refunds.push({ form, authorization: request.headers.get("authorization"), idempotencyKey });
         return refund(form, idempotencyKey);
       }
+      const sessionPath = /^\/v1\/checkout\/sessions\/(cs_\w+)(\/expire)?$/.exec(url.pathname);
+      if (sessionPath && (request.method === "GET" || (request.method === "POST" && sessionPath[2]))) {
+        if (failure) return failed(failure);
+        const id = sessionPath[1]!;
+        if (sessionPath[2]) return expire(id);
+        return sessions.has(id) ? Response.json(sessions.get(id)) : noSuchSession(id);
+      }
       if (request.method !== "POST" || url.pathname !== "/v1/checkout/sessions") {
         return Response.json({ error: { type: "invalid_request_error", message: `Unrecognized request URL (${request.method}: ${url.pathname})` } }, { status: 404 });
       }
       const form = Object.fromEntries(new URLSearchParams(await request.text()));
       received.push({ form, authorization: request.headers.get("authorization"), idempotencyKey: request.headers.get("idempotency-key") });
-      if (failure) {
-        // Stripe says whether a failed request may be retried; the client obeys.
-        return Response.json({ error: { type: "api_error", message: failure.message } }, {
-          status: failure.status, headers: { "stripe-should-retry": "false" },
-        });
-      }
+      if (failure) return failed(failure);
       const id = `cs_test_${crypto.randomUUID().replaceAll("-", "")}`;
       const created = Math.floor(Date.now() / 1000);
       const session = {
@@ -153,6 +172,13 @@ export function startFakeStripe(): FakeStripe {
     [Symbol.asyncDispose]: stop,
   };
 }
+
+/** Stripe's failure; it says whether the request may be retried, and the client obeys. */
+const failed = (failure: { status: number; message: string }): Response =>
+  Response.json({ error: { type: "api_error", message: failure.message } }, { status: failure.status, headers: { "stripe-should-retry": "false" } });
+
+const noSuchSession = (id: string): Response =>
+  Response.json({ error: { type: "invalid_request_error", code: "resource_missing", message: `No such checkout.session: '${id}'` } }, { status: 404 });
 
 export const WEBHOOK_SECRET = "whsec_test_gateway_secret";
 export const PRICES = { builder: "price_builder_25", pro: "price_pro_50", team: "price_team_100", scale: "price_scale_200" };

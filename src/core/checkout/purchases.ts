@@ -27,11 +27,20 @@ export const purchaseView = (c: CheckoutRecord) => ({
 export const isStripePurchase = (c: Pick<CheckoutRecord, "id">): boolean => c.id.startsWith("cs_") || c.id.startsWith("pi_");
 
 /**
+ * A purchase as `GET /account/purchases` lists it: while its Checkout Session is open and not
+ * past its expiry, with Stripe's page (`checkoutUrl`), where the buyer may still pay.
+ */
+export function listedPurchase(c: CheckoutRecord, now: number) {
+  const payable = c.status === "open" && now < c.expiresAt ? c.checkoutUrl : null;
+  return { ...purchaseView(c), ...(payable === null ? {} : { checkoutUrl: payable }) };
+}
+
+/**
  * `GET /account/purchases`: the account's purchases, newest first. Open ones are shown too (a
  * payment Stripe has yet to confirm); a capacity hold or a top-up attempt that never reached
  * Stripe is not a purchase.
  */
-export async function purchaseList(store: Pick<CheckoutStore, "listCheckouts">, accountId: string) {
+export async function purchaseList(store: Pick<CheckoutStore, "listCheckouts">, accountId: string, now: number) {
   const all = await store.listCheckouts(accountId, { paidOnly: false });
-  return { purchases: all.filter(isStripePurchase).map(purchaseView) };
+  return { purchases: all.filter(isStripePurchase).map((c) => listedPurchase(c, now)) };
 }

@@ -43,6 +43,8 @@ export interface CheckoutRecord {
   /** Stripe's invoice (STRIPE_INVOICES=on) and its hosted page; null without one. */
   invoiceId: string | null;
   invoiceUrl: string | null;
+  /** Stripe's hosted checkout page, where the buyer pays while the session is open; null for a hold or a top-up. */
+  checkoutUrl: string | null;
 }
 
 export interface CheckoutHold {
@@ -65,8 +67,10 @@ export interface CheckoutStore {
    * capacity. The count and the insert are atomic across instances.
    */
   holdCheckout(input: CheckoutHold): Promise<{ holdId: string } | { exhausted: true }>;
-  /** Gives a hold the id and expiry of the Stripe session created for it. */
-  openCheckout(holdId: string, session: { id: string; expiresAt: number }): Promise<void>;
+  /** Gives a hold the id, expiry and hosted page of the Stripe session created for it. */
+  openCheckout(holdId: string, session: { id: string; expiresAt: number; url: string }): Promise<void>;
+  /** Marks a still-open session `expired` (the buyer cancelled it); a session no longer open is left as it is. */
+  expireCheckout(id: string): Promise<void>;
   /** Removes a hold whose session could not be created, giving its capacity back. */
   dropCheckoutHold(holdId: string): Promise<void>;
   /** One checkout session by its id, or null. */
@@ -107,9 +111,17 @@ interface HostedCheckout {
   expiresAt: number | null;
 }
 
+/** A hosted session's state at the provider: `complete` once paid (or being paid by a delayed method). */
+export type HostedCheckoutStatus = "open" | "complete" | "expired";
+
 /** The payment provider (Stripe), as core needs it. */
 export interface CheckoutProvider {
   createSession(input: NewHostedCheckout): Promise<HostedCheckout>;
+  /**
+   * Expires an open session so that it can no longer be paid, and answers its state afterwards:
+   * `expired`, or the state that kept it from expiring. Throws when the provider cannot be asked.
+   */
+  expireSession(id: string): Promise<HostedCheckoutStatus>;
 }
 
 export interface CheckoutDeps {
@@ -186,6 +198,6 @@ export async function startCheckout(
     await store.dropCheckoutHold(hold.holdId).catch(() => {});
     throw new AppError("internal", MESSAGES.checkoutFailed);
   }
-  await store.openCheckout(hold.holdId, { id: session.id, expiresAt: session.expiresAt ?? now + CHECKOUT_OPEN_MS });
+  await store.openCheckout(hold.holdId, { id: session.id, expiresAt: session.expiresAt ?? now + CHECKOUT_OPEN_MS, url: session.url });
   return { url: session.url, sessionId: session.id };
 }

@@ -104,6 +104,25 @@ export function stripeCheckout(stripe: Stripe, log: Logger): CheckoutProvider {
         throw error;
       }
     },
+    /**
+     * `POST /v1/checkout/sessions/{id}/expire` (https://docs.stripe.com/api/checkout/sessions/expire):
+     * only an open session expires; any other is Stripe's 400 invalid_request_error, and then
+     * the session is read back to learn what it is (expired, or complete: paid or being paid).
+     */
+    async expireSession(id) {
+      try {
+        const session = await stripe.checkout.sessions.expire(id).catch((error: unknown) => {
+          if (!(error instanceof Stripe.errors.StripeInvalidRequestError)) throw error;
+          return stripe.checkout.sessions.retrieve(id);
+        });
+        const status: string | null = session.status;
+        return status === "complete" ? "complete" : status === "expired" ? "expired" : "open";
+      } catch (error) {
+        // The buyer is told Stripe failed; the operator needs Stripe's reason.
+        log.error("stripe checkout session expiry failed", { error, sessionId: id });
+        throw error;
+      }
+    },
   };
 }
 

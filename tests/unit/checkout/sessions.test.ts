@@ -49,7 +49,7 @@ describe("fitsCapacity", () => {
 
 interface Recorded {
   holds: CheckoutHold[];
-  opened: [string, { id: string; expiresAt: number }][];
+  opened: [string, { id: string; expiresAt: number; url: string }][];
   dropped: string[];
   created: NewHostedCheckout[];
 }
@@ -62,6 +62,7 @@ function fakes(options: { exhausted?: boolean; providerFails?: boolean; expiresA
       if (options.providerFails) throw new Error("Stripe is down");
       return { id: "cs_test_1", url: "https://checkout.stripe.test/c/pay/cs_test_1", expiresAt: options.expiresAt ?? null };
     },
+    expireSession: async () => "expired",
   };
   const deps: CheckoutDeps = {
     store: {
@@ -76,6 +77,7 @@ function fakes(options: { exhausted?: boolean; providerFails?: boolean; expiresA
       dropCheckoutHold: async (holdId) => {
         recorded.dropped.push(holdId);
       },
+      expireCheckout: async () => {},
       listCheckouts: async () => [],
       getAutoTopup: async () => null,
     },
@@ -106,13 +108,13 @@ describe("startCheckout", () => {
         cancelUrl: "https://gw.example/api/dashboard/topup?checkout=cancelled", saveCard: null, invoices: false,
       },
     ]);
-    expect(recorded.opened).toEqual([["hold_1", { id: "cs_test_1", expiresAt: NOW + 3_600_000 }]]);
+    expect(recorded.opened).toEqual([["hold_1", { id: "cs_test_1", expiresAt: NOW + 3_600_000, url: "https://checkout.stripe.test/c/pay/cs_test_1" }]]);
   });
 
   test("records a session whose expiry Stripe did not give as open for 24 hours", async () => {
     const { deps, recorded } = fakes({ expiresAt: null });
     await startCheckout(deps, { accountId: "acct-1", body: { packId: "builder" }, now: NOW });
-    expect(recorded.opened).toEqual([["hold_1", { id: "cs_test_1", expiresAt: NOW + CHECKOUT_OPEN_MS }]]);
+    expect(recorded.opened).toEqual([["hold_1", { id: "cs_test_1", expiresAt: NOW + CHECKOUT_OPEN_MS, url: "https://checkout.stripe.test/c/pay/cs_test_1" }]]);
   });
 
   test("answers 503 for a pack without a price, before holding capacity or calling Stripe", async () => {

@@ -19,6 +19,8 @@ export const checkoutSessions = sqliteTable("checkout_sessions", {
   autoTopup: bigint("auto_topup").notNull().default(0),
   // Stripe's invoice of the purchase (STRIPE_INVOICES=on) and its hosted page.
   invoiceId: text("invoice_id"), invoiceUrl: text("invoice_url"),
+  // Stripe's hosted page of the session, so that a buyer who left it can go back while it is open.
+  checkoutUrl: text("checkout_url"),
 }, (t) => [index("checkout_sessions_account_idx").on(t.accountId, t.createdAt), index("checkout_sessions_payment_intent_idx").on(t.paymentIntentId)]);
 
 // An account's automatic top-up (core/checkout/auto-topup.ts): the pack bought off-session when a

@@ -30,6 +30,7 @@ const toCheckout = (r: typeof sessions.$inferSelect): CheckoutRecord => ({
   autoTopup: r.autoTopup === 1,
   invoiceId: r.invoiceId,
   invoiceUrl: r.invoiceUrl,
+  checkoutUrl: r.checkoutUrl,
 });
 
 /** Credits committed against the capacity: paid this UTC month, or in a checkout still open. */
@@ -65,7 +66,11 @@ function* listCheckouts(accountId: string, paidOnly: boolean): Work<CheckoutReco
 export const checkoutStore = (db: Database): CheckoutStore & ReceiptStore => ({
   holdCheckout: (input) => db.transaction(holdCheckout(db.dialect, input)),
   openCheckout: async (holdId, session) => {
-    await db.run(query(build.update(sessions).set({ id: session.id, expiresAt: session.expiresAt }).where(eq(sessions.id, holdId))));
+    await db.run(query(build.update(sessions).set({ id: session.id, expiresAt: session.expiresAt, checkoutUrl: session.url }).where(eq(sessions.id, holdId))));
+  },
+  expireCheckout: async (id) => {
+    // Only an open session: one a webhook has marked paid or failed meanwhile keeps that status.
+    await db.run(query(build.update(sessions).set({ status: "expired" }).where(and(eq(sessions.id, id), eq(sessions.status, "open")))));
   },
   dropCheckoutHold: async (holdId) => {
     await db.run(query(build.delete(sessions).where(eq(sessions.id, holdId))));

@@ -1,5 +1,6 @@
 import { Elysia } from "elysia";
 import { signedInAccount } from "../../../core/accounts/sign-in.ts";
+import { cancelPurchase } from "../../../core/checkout/cancel.ts";
 import { startCheckout, type CheckoutDeps } from "../../../core/checkout/sessions.ts";
 import { MESSAGES } from "../../../core/errors.ts";
 import type { AppDeps } from "../../deps.ts";
@@ -9,7 +10,11 @@ import { stripeCheckout, stripeClient } from "../../payments/stripe.ts";
 import { accountCallerPlugin } from "../../session.ts";
 import { assertManager } from "../../../core/orgs/roles.ts";
 
-/** `POST /checkout {packId}`: a Stripe Checkout Session for a credit pack, answered `{url, sessionId}`. */
+/**
+ * `POST /checkout {packId}`: a Stripe Checkout Session for a credit pack, answered `{url, sessionId}`;
+ * `POST /account/purchases/{id}/cancel`: one of the account's open sessions expired at Stripe,
+ * answered as `GET /account/purchases` lists it. Both for owners and admins of an organization.
+ */
 export const checkoutRoutes = (deps: AppDeps) => {
   const { config, store, log, now } = deps;
   const stripe = stripeClient(config.stripe);
@@ -23,6 +28,7 @@ export const checkoutRoutes = (deps: AppDeps) => {
   };
   return new Elysia({ name: "checkout" })
     .all("/checkout", methodNotAllowed(plainError, "POST"))
+    .all("/account/purchases/:id/cancel", methodNotAllowed(plainError, "POST"))
     .use(accountCallerPlugin(deps))
     .post(
       "/checkout",
@@ -30,6 +36,15 @@ export const checkoutRoutes = (deps: AppDeps) => {
         assertManager(session.org);
         const account = signedInAccount(session, MESSAGES.userNotFound);
         return json(await startCheckout(checkout, { accountId: account.id, body: await readObjectBody(request), now: now(), orgId: session.org?.id }));
+      },
+      { parse: "none" },
+    )
+    .post(
+      "/account/purchases/:id/cancel",
+      async ({ session, params }) => {
+        assertManager(session.org);
+        const account = signedInAccount(session, MESSAGES.accountNotFound);
+        return json(await cancelPurchase(checkout, { accountId: account.id, purchaseId: params.id, now: now() }));
       },
       { parse: "none" },
     );

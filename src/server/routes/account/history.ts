@@ -43,7 +43,7 @@ export const dashboardApiRoutes = (deps: AppDeps) => {
     })
     .get("/account/purchases", async ({ session }) => {
       assertManager(session.org);
-      return json(await purchaseList(store, account(session).id));
+      return json(await purchaseList(store, account(session).id, now()));
     })
     // The account's own security events, newest first: `{page, hasMore, events}`.
     .get("/account/audit", async ({ session, query }) => {

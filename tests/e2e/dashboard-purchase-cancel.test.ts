@@ -1,0 +1,63 @@
+// The Purchases page's open checkout in headless Chromium, on a desktop and a phone: a link back
+// to Stripe's page and a Cancel button; cancelled after confirming, the row says so.
+import { afterAll, beforeAll, expect, setDefaultTimeout, test } from "bun:test";
+import type { Browser } from "playwright-core";
+import { verifyEmail } from "../support/accounts.ts";
+import { startFakeStripe, stripeEnv, type FakeStripe } from "../support/fake-stripe.ts";
+import { readJson } from "../support/http.ts";
+import { signUpUser } from "../support/session.ts";
+import { startGateway, type TestGateway } from "../support/server.ts";
+import { describeInBrowser, launchChromium, openTab, screenshot } from "./support/browser.ts";
+import { layoutProblems } from "./support/layout.ts";
+
+setDefaultTimeout(60_000);
+
+describeInBrowser("an open checkout on the Purchases page", () => {
+  let fake: FakeStripe;
+  let gateway: TestGateway;
+  let browser: Browser;
+
+  beforeAll(async () => {
+    fake = startFakeStripe();
+    gateway = await startGateway("sqlite", { ...stripeEnv(fake), FREE_CREDITS_USD: "0" });
+    browser = await launchChromium();
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await gateway?.stop();
+    await fake?.stop();
+  });
+
+  test.each([[1280], [390]])("at %i px: continue to Stripe's page, or cancel after confirming", async (width) => {
+    const user = await signUpUser(gateway.url);
+    await verifyEmail(gateway.store, user.email, "0");
+    const { sessionId, url } = await readJson(await user.send("POST", "/checkout", { packId: "pro" }));
+    const tab = await openTab(browser, { width });
+    const { page } = tab;
+    const [name, value] = user.cookie.split("=") as [string, string];
+    await tab.context.addCookies([{ name, value, domain: "127.0.0.1", path: "/", httpOnly: true, sameSite: "Lax" }]);
+    await page.goto(`${gateway.url}/dashboard/purchases`);
+    await page.locator("#page:not([aria-busy])").waitFor();
+
+    const row = page.locator("tbody tr").first();
+    expect(await row.locator(".badge").textContent()).toBe("Awaiting payment");
+    const resume = row.getByRole("link", { name: /^Continue to payment/ });
+    expect(await resume.getAttribute("href")).toBe(url);
+    expect(await resume.getAttribute("target")).toBeNull();
+    expect(await row.getByRole("button", { name: /^Cancel/ }).isVisible()).toBe(true);
+    expect(await layoutProblems(page)).toEqual([]);
+    await screenshot(page, `purchases-open-${width}`);
+
+    await row.getByRole("button", { name: /^Cancel/ }).click();
+    await page.getByRole("button", { name: "Cancel checkout" }).click();
+    await page.getByRole("status").filter({ hasText: "The Pro checkout is cancelled." }).waitFor();
+    expect(await row.locator(".badge").textContent()).toBe("Expired or cancelled");
+    expect(await row.getByRole("link", { name: /^Continue to payment/ }).count()).toBe(0);
+    expect(await row.getByRole("button", { name: /^Cancel/ }).count()).toBe(0);
+    expect(fake.sessions.get(sessionId)!.status).toBe("expired");
+    expect(await layoutProblems(page)).toEqual([]);
+    await screenshot(page, `purchases-cancelled-${width}`);
+    expect(tab.errors).toEqual([]);
+    await tab.context.close();
+  });
+});
