@@ -297,6 +297,7 @@ describeEachDialect("fuzzing a running gateway", (dialect) => {
     ["GET", "/keys/generate"], ["POST", "/keys/generate"], ["PATCH", "/keys/:id"], ["POST", "/keys/:id/rotate"],
     ["DELETE", "/keys/:id/revoke"], ["DELETE", "/keys/:id"], ["PATCH", "/settings/alert-threshold"],
     ["PATCH", "/settings/spend-safety-limit"], ["GET", "/settings/webhook"], ["PUT", "/settings/webhook"], ["DELETE", "/settings/webhook"],
+    ["POST", "/settings/webhook/test"], ["POST", "/settings/webhook/deliveries/:id/redeliver"],
     ["GET", "/usage/export"], ["POST", "/checkout"], ["POST", "/webhooks/stripe"],
     ["GET", "/settings/auto-topup"], ["PUT", "/settings/auto-topup"], ["DELETE", "/settings/auto-topup"], ["PUT", "/settings/auto-topup?org=:org"],
     ["GET", "/models"], ["GET", "/v1/models"], ["GET", "/v1/models/:id"], ["GET", "/health"], ["GET", "/dashboard"], ["GET", "/dashboard/keys"], ["GET", "/dashboard/signin"],

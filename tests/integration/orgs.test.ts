@@ -208,6 +208,7 @@ describeEachDialect("organizations", (dialect) => {
     test("what a member may not do answers 403", async () => {
       for (const [method, path] of [
         ["GET", `/account/purchases?org=${orgId}`], ["GET", `/account/audit?org=${orgId}`], ["GET", `/settings/webhook?org=${orgId}`],
+        ["POST", `/settings/webhook/test?org=${orgId}`], ["POST", `/settings/webhook/deliveries/any/redeliver?org=${orgId}`],
         ["PATCH", `/settings/alert-threshold?org=${orgId}`], ["GET", `/orgs/${orgId}/invitations`], ["POST", `/checkout?org=${orgId}`],
         ["GET", `/settings/auto-topup?org=${orgId}`], ["PUT", `/settings/auto-topup?org=${orgId}`], ["DELETE", `/settings/auto-topup?org=${orgId}`],
         ["POST", `/account/purchases/cs_test_any/cancel?org=${orgId}`],

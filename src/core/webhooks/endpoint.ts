@@ -3,6 +3,7 @@
 import { AppError } from "../errors.ts";
 import { newSigningSecret, parseEndpointUrl } from "./events.ts";
 import { isIpLiteral, refusedAddress } from "./addresses.ts";
+import { deliveryView } from "./deliveries.ts";
 import type { WebhookStore } from "./store.ts";
 
 /** How many deliveries the settings show. */
@@ -35,15 +36,8 @@ export async function setWebhook(
   return { url: endpoint.url, secret: endpoint.secret };
 }
 
-/** `GET /settings/webhook`: the endpoint (never its secret) and its latest deliveries, newest first. */
+/** `GET /settings/webhook`: the endpoint (never its secret) and its latest deliveries, newest first, with what each sends. */
 export async function webhookView(store: WebhookStore, accountId: string) {
   const [endpoint, deliveries] = await Promise.all([store.webhookEndpoint(accountId), store.recentWebhookDeliveries(accountId, RECENT_DELIVERIES)]);
-  const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
-  return {
-    url: endpoint?.url ?? null,
-    deliveries: deliveries.map((d) => ({
-      id: d.id, type: d.type, createdAt: iso(d.createdAt), attempts: d.attempts, sentAt: iso(d.sentAt),
-      nextAttemptAt: iso(d.nextAttemptAt), answer: d.answer,
-    })),
-  };
+  return { url: endpoint?.url ?? null, deliveries: deliveries.map(deliveryView) };
 }

@@ -6,7 +6,8 @@ import { cryptoRandom, hmacSha256Hex, type RandomBytes } from "../crypto.ts";
 import { formatUsd } from "../money.ts";
 import { isIpLiteral, refusedAddress } from "./addresses.ts";
 
-export const WEBHOOK_EVENTS = ["balance.low", "key.limit_reached", "key.revoked", "purchase.completed", "credits.granted"] as const;
+// `webhook.test` is sent only when the account asks for one from its settings (deliveries.ts).
+export const WEBHOOK_EVENTS = ["balance.low", "key.limit_reached", "key.revoked", "purchase.completed", "credits.granted", "webhook.test"] as const;
 export type WebhookEventType = (typeof WEBHOOK_EVENTS)[number];
 
 export const SIGNATURE_HEADER = "x-gateway-signature";
@@ -24,6 +25,9 @@ export const deliveredBody = (event: Pick<PendingAlert, "id" | "text" | "created
   event.text ?? eventBody(event.id, "balance.low", event.createdAt, {
     balanceUsd: formatUsd(event.balance, 9), thresholdUsd: formatUsd(event.threshold, 9),
   });
+
+/** The id a body carries: a redelivery's row has an id of its own, and sends the event's. */
+export const bodyEventId = (body: string): string => (JSON.parse(body) as { id: string }).id;
 
 /** The signature header's value for `body` sent at `unixSeconds`. */
 export const signEvent = (secret: string, body: string, unixSeconds: number): string =>

@@ -2,16 +2,16 @@
 // queued in the transaction of what caused it, and only for an account that has an endpoint.
 // The signing secret is kept encrypted (core/stored-secrets.ts): written sealed, read back opened.
 import type { StoredSecrets } from "../../core/stored-secrets.ts";
-import { eventBody, type WebhookEventType } from "../../core/webhooks/events.ts";
+import { bodyEventId, deliveredBody, eventBody, type WebhookEventType } from "../../core/webhooks/events.ts";
 import type { WebhookDelivery, WebhookStore } from "../../core/webhooks/store.ts";
 import type { Database } from "../database.ts";
-import type { Nanos } from "../../core/money.ts";
-import { exec, first, int, intOrNull, rows, type Work } from "../sql.ts";
+import { nanos, type Nanos } from "../../core/money.ts";
+import { big, exec, first, int, intOrNull, rows, type Row, type Work } from "../sql.ts";
 
 /**
  * Queues `type` for the account's endpoint, if it has one; due at once. `id` is the event's
  * stable id; an event already queued under it is not queued again (`key.limit_reached` is
- * named per key, limit and hour, so a key refused all hour sends one).
+ * named per key, limit and hour, so a key refused all hour sends one). Its id when queued.
  */
 export function* queueWebhookEvent(
   accountId: string,
@@ -19,13 +19,14 @@ export function* queueWebhookEvent(
   data: Record<string, unknown>,
   now: number,
   id: string = Bun.randomUUIDv7(),
-): Work<void> {
-  yield* exec(
+): Work<string | null> {
+  const queued = yield* first(
     `INSERT INTO alert_outbox (id, account_id, email, kind, balance_nanos, threshold_nanos, subject, body, created_at, next_attempt_at)
      SELECT ?, account_id, '', 'webhook', 0, 0, ?, ?, ?, ? FROM webhook_endpoints WHERE account_id = ?
-     ON CONFLICT (id) DO NOTHING`,
+     ON CONFLICT (id) DO NOTHING RETURNING id`,
     id, type, eventBody(id, type, now, data), now, now, accountId,
   );
+  return (queued?.id as string | undefined) ?? null;
 }
 
 /**
@@ -49,15 +50,50 @@ export function* queueBalanceLowEvent(accountId: string, balance: Nanos, thresho
   );
 }
 
-const toDelivery = (r: Record<string, unknown>): WebhookDelivery => ({
-  id: r.id as string,
-  type: r.subject as WebhookDelivery["type"],
-  createdAt: int(r.created_at),
-  attempts: int(r.attempts),
-  sentAt: intOrNull(r.sent_at),
-  nextAttemptAt: r.sent_at === null ? int(r.next_attempt_at) : null,
-  answer: (r.answer as string | null) ?? (r.last_error as string | null) ?? null,
+/** The columns a delivery is read from. */
+const DELIVERY_COLUMNS = "id, subject, created_at, attempts, sent_at, next_attempt_at, answer, last_error, body, balance_nanos, threshold_nanos";
+
+/** The body a row sends: as queued, or `balance.low`'s, written from the row's balance and threshold. */
+const rowBody = (r: Row): string => deliveredBody({
+  id: r.id as string, text: (r.body as string | null) ?? null, createdAt: int(r.created_at),
+  balance: nanos(big(r.balance_nanos)), threshold: nanos(big(r.threshold_nanos)),
 });
+
+function toDelivery(r: Row): WebhookDelivery {
+  const payload = rowBody(r);
+  // A redelivery's row has an id of its own; the event's is the one its body carries.
+  const id = bodyEventId(payload);
+  return {
+    id,
+    type: r.subject as WebhookDelivery["type"],
+    createdAt: int(r.created_at),
+    attempts: int(r.attempts),
+    sentAt: intOrNull(r.sent_at),
+    nextAttemptAt: r.sent_at === null ? int(r.next_attempt_at) : null,
+    answer: (r.answer as string | null) ?? (r.last_error as string | null) ?? null,
+    payload,
+    redelivery: id !== r.id,
+  };
+}
+
+/**
+ * The account's event queued again as a row of its own (a new id, due at once) with the
+ * original's exact body, for the endpoint the account has now: the first delivery's answers stay
+ * listed beside it. Copied from the original row, the one whose id is the event's.
+ */
+function* redeliver(accountId: string, eventId: string, now: number): Work<WebhookDelivery | null> {
+  const original = yield* first(
+    `SELECT ${DELIVERY_COLUMNS} FROM alert_outbox WHERE id = ? AND account_id = ? AND kind = 'webhook'`, eventId, accountId,
+  );
+  if (!original) return null;
+  const queued = yield* first(
+    `INSERT INTO alert_outbox (id, account_id, email, kind, balance_nanos, threshold_nanos, subject, body, created_at, next_attempt_at)
+     SELECT ?, account_id, '', 'webhook', 0, 0, ?, ?, ?, ? FROM webhook_endpoints WHERE account_id = ?
+     RETURNING ${DELIVERY_COLUMNS}`,
+    Bun.randomUUIDv7(), original.subject, rowBody(original), now, now, accountId,
+  );
+  return queued ? toDelivery(queued) : null;
+}
 
 export const webhookStore = (db: Database, secrets: StoredSecrets): WebhookStore => ({
   webhookEndpoint: async (accountId) => {
@@ -77,8 +113,10 @@ export const webhookStore = (db: Database, secrets: StoredSecrets): WebhookStore
   },
   recentWebhookDeliveries: async (accountId, limit) =>
     (await db.run(rows(
-      `SELECT id, subject, created_at, attempts, sent_at, next_attempt_at, answer, last_error FROM alert_outbox
+      `SELECT ${DELIVERY_COLUMNS} FROM alert_outbox
        WHERE account_id = ? AND kind = 'webhook' ORDER BY created_at DESC, id DESC LIMIT ?`,
       accountId, limit,
     ))).map(toDelivery),
+  queueWebhookEvent: (accountId, type, data, now) => db.transaction(queueWebhookEvent(accountId, type, data, now)),
+  redeliverWebhookEvent: (accountId, eventId, now) => db.transaction(redeliver(accountId, eventId, now)),
 });
