@@ -2,8 +2,8 @@
 // own to the database file, so that a checkpoint's page copies and fsyncs block this thread and
 // never the one that serves requests.
 import { Database } from "bun:sqlite";
-import { closeSync, openSync, readlinkSync, readSync } from "node:fs";
-import { endianness, setPriority } from "node:os";
+import { closeSync, openSync, readSync } from "node:fs";
+import { endianness } from "node:os";
 
 declare const self: Worker;
 
@@ -35,22 +35,6 @@ function framesBehind(index: number, header: Buffer): number {
   return mxFrame > nBackfill ? mxFrame - nBackfill : 0;
 }
 
-/**
- * This thread at the lowest priority (nice 19), the serving thread left as it is. On a host with
- * one core to spare (a small VPS, or the benchmark's pinned core) a pass copying a thousand
- * pages would otherwise hold the core for a scheduler slice (milliseconds) while a request
- * waits; at nice 19 the serving thread takes the core back as soon as it has work. Linux keeps
- * a nice value per thread, and `/proc/thread-self` names this one; elsewhere the thread keeps
- * the process's priority.
- */
-function yieldToServing(): void {
-  try {
-    setPriority(Number(readlinkSync("/proc/thread-self").split("/").pop()), 19);
-  } catch {
-    // Not Linux, or not allowed: checkpoints still run, at the process's priority.
-  }
-}
-
 // PASSIVE copies what no reader still needs and never waits for, or blocks, a writer or a reader.
 function checkpoint(db: Database): void {
   try {
@@ -72,7 +56,6 @@ self.onmessage = (event: MessageEvent<CheckpointerMessage>) => {
     return;
   }
   try {
-    yieldToServing();
     const db = (client = new Database(message.path, { create: false }));
     // The checkpoint syncs the WAL before copying it and the database file after: synchronous
     // must stay at NORMAL or above here, or a copied page could be lost after the WAL is reset.

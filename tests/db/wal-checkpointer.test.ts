@@ -3,7 +3,7 @@
 import { Database as SqliteClient } from "bun:sqlite";
 import { afterEach, describe, expect, test } from "bun:test";
 import { copyFileSync, mkdtempSync, rmSync } from "node:fs";
-import { getPriority, tmpdir } from "node:os";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { openDatabase, type Database } from "../../src/db/database.ts";
 import { exec, first } from "../../src/db/sql.ts";
@@ -56,28 +56,6 @@ describe("the WAL checkpointer", () => {
     } finally {
       await db.close();
     }
-  });
-
-  test.skipIf(process.platform !== "linux")("runs at the lowest priority, the serving thread at its own", async () => {
-    // In a process of its own: Bun keeps a stopped Worker's thread for the next one, so the
-    // threads of this process would say nothing about a new checkpointer.
-    const script = `
-      import { readdirSync, readFileSync } from "node:fs";
-      import { openDatabase } from ${JSON.stringify(new URL("../../src/db/database.ts", import.meta.url).pathname)};
-      const db = openDatabase(${JSON.stringify(`sqlite:${join(scratch(), "gateway.db")}`)}, { checkpoints: { maxIdleMs: 20, onFailure() {} } });
-      // A thread's name and nice value: fields 2 and 19 of /proc/self/task/<tid>/stat.
-      const threads = () => readdirSync("/proc/self/task").map((tid) => {
-        const stat = readFileSync("/proc/self/task/" + tid + "/stat", "utf8");
-        return [stat.slice(stat.indexOf("(") + 1, stat.lastIndexOf(")")), Number(stat.slice(stat.lastIndexOf(") ") + 2).split(" ")[16])];
-      });
-      for (let i = 0; i < 200 && !threads().some(([name, nice]) => name === "Worker" && nice === 19); i++) await Bun.sleep(10);
-      console.log(JSON.stringify({ serving: threads()[0], workers: threads().filter(([name]) => name === "Worker") }));
-      await db.close();
-    `;
-    const child = Bun.spawn([process.execPath, "-e", script], { stdout: "pipe", stderr: "inherit" });
-    const answer = JSON.parse(await new Response(child.stdout).text());
-    expect(await child.exited).toBe(0);
-    expect(answer).toEqual({ serving: [expect.any(String), getPriority()], workers: [["Worker", 19]] });
   });
 
   test("a committed transaction survives the process being killed", async () => {
