@@ -124,7 +124,9 @@ export function upstreamBody(request: ChatRequest, model: Model, ceiling: number
     const tools = chatTools(body.tools as NonNullable<ChatRequest["tools"]>, dropped);
     if (tools.length > 0) body.tools = tools;
     else {
-      // No tools left: providers refuse an empty list, and a choice among none.
+      // No tools left: providers refuse an empty list, and a choice among none. An empty list
+      // the client sent is named as dropped itself (a list of hosted tools names each of them).
+      if ((body.tools as unknown[]).length === 0) dropped.push("tools");
       delete body.tools;
       if (body.tool_choice !== undefined) dropped.push("tool_choice");
       delete body.tool_choice;

@@ -74,6 +74,9 @@ describe("upstreamBody", () => {
     expect(upstreamBody(some, model("gpt-5"), 10)).toEqual({ body: { model: "gpt-5", messages, tools: [fn, custom], tool_choice: "auto", max_completion_tokens: 10 }, dropped: ["tools.web_search"] });
     const none = parseChatRequest({ model: "gpt-5", messages, tools: [{ type: "file_search" }], tool_choice: "required" });
     expect(upstreamBody(none, model("gpt-5"), 10)).toEqual({ body: { model: "gpt-5", messages, max_completion_tokens: 10 }, dropped: ["tools.file_search", "tool_choice"] });
+    // An empty list is not sent (providers refuse it), and is named as dropped: nothing the client sent vanishes unsaid.
+    const empty = parseChatRequest({ model: "gpt-5", messages, tools: [] });
+    expect(upstreamBody(empty, model("gpt-5"), 10)).toEqual({ body: { model: "gpt-5", messages, max_completion_tokens: 10 }, dropped: ["tools"] });
   });
 
   test.each([
