@@ -10,7 +10,7 @@ import { signInOperator } from "../support/operator.ts";
 import { signUpUser, type Browser as SignedIn } from "../support/session.ts";
 import { startGateway, type TestGateway } from "../support/server.ts";
 import { waitFor } from "../support/wait.ts";
-import { describeInBrowser, launchChromium, openTab, screenshot, type Tab } from "./support/browser.ts";
+import { describeInBrowser, launchChromium, openTab, screenshot, signIn, type Tab } from "./support/browser.ts";
 import { verifyEmail } from "../support/accounts.ts";
 
 setDefaultTimeout(30_000);
@@ -51,8 +51,7 @@ describeInBrowser("the operator console and the customer's pages, end to end", (
   const open = async (as: SignedIn, options: { width?: number; height?: number } = {}): Promise<Page> => {
     const tab = await openTab(browser, options);
     tabs.push(tab);
-    const [name, value] = as.cookie.split("=") as [string, string];
-    await tab.context.addCookies([{ name, value, domain: "127.0.0.1", path: "/", httpOnly: true, sameSite: "Lax" }]);
+    await signIn(tab, as);
     // Fail within the test's time, with Playwright's message, rather than at the runner's timeout.
     tab.page.setDefaultTimeout(8_000);
     return tab.page;

@@ -8,7 +8,7 @@ import { providerEnv, startFakeUpstream, type FakeUpstream } from "../support/fa
 import { readJson } from "../support/http.ts";
 import { PASSWORD, signUpUser, type Browser as SignedInUser } from "../support/session.ts";
 import { startGateway, type TestGateway } from "../support/server.ts";
-import { describeInBrowser, launchChromium, openTab, screenshot, type Tab } from "./support/browser.ts";
+import { describeInBrowser, launchChromium, openTab, screenshot, signIn, type Tab } from "./support/browser.ts";
 
 setDefaultTimeout(30_000);
 
@@ -46,8 +46,7 @@ describeInBrowser("the dashboard's accessibility", () => {
     const tab = await openTab(browser, options);
     tabs.push(tab);
     if (options.signedIn) {
-      const [name, value] = user.cookie.split("=") as [string, string];
-      await tab.context.addCookies([{ name, value, domain: "127.0.0.1", path: BASE_PATH, httpOnly: true, sameSite: "Lax" }]);
+      await signIn(tab, user, BASE_PATH);
     }
     return tab.page;
   };

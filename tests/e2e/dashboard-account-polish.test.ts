@@ -11,7 +11,7 @@ import { signInOperator } from "../support/operator.ts";
 import { PASSWORD, request, signUpUser, type Browser as SignedIn } from "../support/session.ts";
 import { startGateway, type TestGateway } from "../support/server.ts";
 import { customerWithUsage } from "./support/customer.ts";
-import { describeInBrowser, launchChromium, openTab, screenshot, type Tab } from "./support/browser.ts";
+import { describeInBrowser, launchChromium, openTab, screenshot, signIn, type Tab } from "./support/browser.ts";
 
 setDefaultTimeout(30_000);
 
@@ -43,8 +43,7 @@ describeInBrowser("the account pages' forms, security, usage and verification, p
     const tab = await openTab(browser);
     tabs.push(tab);
     if (as) {
-      const [name, value] = as.cookie.split("=") as [string, string];
-      await tab.context.addCookies([{ name, value, domain: "127.0.0.1", path: "/", httpOnly: true, sameSite: "Lax" }]);
+      await signIn(tab, as);
     }
     tab.page.setDefaultTimeout(8_000);
     await tab.page.goto(`${gateway.url}${path}`);
@@ -104,8 +103,7 @@ describeInBrowser("the account pages' forms, security, usage and verification, p
     const tab = await openTab(browser);
     tabs.push(tab);
     await tab.context.grantPermissions(["clipboard-read", "clipboard-write"]);
-    const [name, value] = customer.cookie.split("=") as [string, string];
-    await tab.context.addCookies([{ name, value, domain: "127.0.0.1", path: "/", httpOnly: true, sameSite: "Lax" }]);
+    await signIn(tab, customer);
     const { page } = tab;
     page.setDefaultTimeout(8_000);
     await page.goto(`${gateway.url}/dashboard/security`);

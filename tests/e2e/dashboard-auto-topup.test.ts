@@ -1,42 +1,27 @@
 // The Top up page's automatic top-up form in headless Chromium, on a desktop and a phone: turned
 // on, its card saved by a purchase, refused amounts shown beside their fields, turned off.
-import { afterAll, beforeAll, expect, setDefaultTimeout, test } from "bun:test";
-import type { Browser } from "playwright-core";
+import { expect, setDefaultTimeout, test } from "bun:test";
 import { verifyEmail } from "../support/accounts.ts";
-import { deliver, paidSession, startFakeStripe, stripeEnv, stripeEvent, type FakeStripe } from "../support/fake-stripe.ts";
+import { deliver, paidSession, stripeEvent } from "../support/fake-stripe.ts";
 import { readJson } from "../support/http.ts";
 import { signUpUser } from "../support/session.ts";
-import { startGateway, type TestGateway } from "../support/server.ts";
-import { describeInBrowser, launchChromium, openTab, screenshot } from "./support/browser.ts";
+import { describeInBrowser, openTab, screenshot, signIn } from "./support/browser.ts";
 import { layoutProblems } from "./support/layout.ts";
+import { useStripeDashboard } from "./support/stripe-dashboard.ts";
 
 setDefaultTimeout(60_000);
 
 describeInBrowser("automatic top-up on the Top up page", () => {
-  let fake: FakeStripe;
-  let gateway: TestGateway;
-  let browser: Browser;
-
-  beforeAll(async () => {
-    fake = startFakeStripe();
-    gateway = await startGateway("sqlite", { ...stripeEnv(fake), FREE_CREDITS_USD: "0" });
-    browser = await launchChromium();
-  });
-  afterAll(async () => {
-    await browser?.close();
-    await gateway?.stop();
-    await fake?.stop();
-  });
+  const world = useStripeDashboard();
 
   test.each([[1280], [390]])("at %i px: turned on, a purchase saves the card, a refused maximum is shown at its field, turned off", async (width) => {
-    const user = await signUpUser(gateway.url);
-    await verifyEmail(gateway.store, user.email, "0");
-    const tab = await openTab(browser, { width });
+    const user = await signUpUser(world.gateway.url);
+    await verifyEmail(world.gateway.store, user.email, "0");
+    const tab = await openTab(world.browser, { width });
     const { page } = tab;
-    const [name, value] = user.cookie.split("=") as [string, string];
-    await tab.context.addCookies([{ name, value, domain: "127.0.0.1", path: "/", httpOnly: true, sameSite: "Lax" }]);
+    await signIn(tab, user);
     const open = async () => {
-      await page.goto(`${gateway.url}/dashboard/topup`);
+      await page.goto(`${world.gateway.url}/dashboard/topup`);
       await page.locator("#page:not([aria-busy])").waitFor();
     };
     const section = page.locator("section.auto-topup");
@@ -60,7 +45,7 @@ describeInBrowser("automatic top-up on the Top up page", () => {
 
     // The purchase that saves the card, paid at Stripe.
     const { sessionId } = await readJson(await user.send("POST", "/checkout", { packId: "builder" }));
-    expect((await deliver(gateway.url, stripeEvent("checkout.session.completed", paidSession(fake.sessions.get(sessionId)!)))).status).toBe(200);
+    expect((await deliver(world.gateway.url, stripeEvent("checkout.session.completed", paidSession(world.fake.sessions.get(sessionId)!)))).status).toBe(200);
     await open();
     expect(await section.textContent()).toContain("Charging your saved Visa ending 4242.");
     expect(await section.getByLabel("Pack to buy").inputValue()).toBe("pro");

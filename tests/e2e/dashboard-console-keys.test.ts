@@ -8,7 +8,7 @@ import { signInOperator } from "../support/operator.ts";
 import type { Browser as SignedIn } from "../support/session.ts";
 import { startGateway, type TestGateway } from "../support/server.ts";
 import { customerWithUsage } from "./support/customer.ts";
-import { describeInBrowser, launchChromium, openTab, screenshot, type Tab } from "./support/browser.ts";
+import { describeInBrowser, launchChromium, openTab, screenshot, signIn, type Tab } from "./support/browser.ts";
 
 setDefaultTimeout(30_000);
 
@@ -38,8 +38,7 @@ describeInBrowser("keys after a rotation, the overview, the phone's navigation a
   const open = async (as: SignedIn, path: string, size: { width?: number; height?: number } = {}): Promise<Page> => {
     const tab = await openTab(browser, size);
     tabs.push(tab);
-    const [name, value] = as.cookie.split("=") as [string, string];
-    await tab.context.addCookies([{ name, value, domain: "127.0.0.1", path: "/", httpOnly: true, sameSite: "Lax" }]);
+    await signIn(tab, as);
     tab.page.setDefaultTimeout(8_000);
     await tab.page.goto(`${gateway.url}${path}`);
     await tab.page.locator("#page:not([aria-busy])").waitFor();

@@ -8,7 +8,7 @@ import { providerEnv, startFakeUpstream, type FakeUpstream } from "../support/fa
 import { readJson } from "../support/http.ts";
 import { signUpUser, type Browser as SignedInUser } from "../support/session.ts";
 import { startGateway, type TestGateway } from "../support/server.ts";
-import { describeInBrowser, launchChromium, openTab, screenshot, type Tab } from "./support/browser.ts";
+import { describeInBrowser, launchChromium, openTab, screenshot, signIn, type Tab } from "./support/browser.ts";
 
 setDefaultTimeout(30_000);
 
@@ -31,8 +31,7 @@ describeInBrowser("the dashboard's dead ends, opened up", () => {
     expect((await postChat(gateway.url, key, hello())).status).toBe(200);
     tab = await openTab(browser);
     page = tab.page;
-    const [name, value] = user.cookie.split("=") as [string, string];
-    await tab.context.addCookies([{ name, value, domain: "127.0.0.1", path: "/", httpOnly: true, sameSite: "Lax" }]);
+    await signIn(tab, user);
   });
   afterAll(async () => {
     await browser?.close();

@@ -9,7 +9,7 @@ import { providerEnv, startFakeUpstream, type FakeUpstream } from "../support/fa
 import { readJson } from "../support/http.ts";
 import { signUpUser, uniqueEmail, type Browser as SignedIn } from "../support/session.ts";
 import { startGateway, type TestGateway } from "../support/server.ts";
-import { describeInBrowser, launchChromium, openTab, screenshot, type Tab } from "./support/browser.ts";
+import { describeInBrowser, launchChromium, openTab, screenshot, signIn, type Tab } from "./support/browser.ts";
 import { layoutProblems, moneyProblems } from "./support/layout.ts";
 
 setDefaultTimeout(60_000);
@@ -60,8 +60,7 @@ describeInBrowser("the usage and members tables with realistic names", () => {
   const open = async (size: typeof DESKTOP, path: string, ready = "main table"): Promise<Page> => {
     const tab = await openTab(browser, size);
     tabs.push(tab);
-    const [name, value] = owner.cookie.split("=") as [string, string];
-    await tab.context.addCookies([{ name, value, domain: "127.0.0.1", path: "/", httpOnly: true, sameSite: "Lax" }]);
+    await signIn(tab, owner);
     tab.page.setDefaultTimeout(8_000);
     await tab.page.goto(`${gateway.url}${path.replace("ORG", orgId)}`);
     await tab.page.locator("#page:not([aria-busy])").waitFor();

@@ -6,7 +6,7 @@ import { verifyEmail } from "../support/accounts.ts";
 import { providerEnv, startFakeUpstream, type FakeUpstream } from "../support/fake-upstream.ts";
 import { signUpUser, type Browser as SignedIn } from "../support/session.ts";
 import { startGateway, type TestGateway } from "../support/server.ts";
-import { describeInBrowser, launchChromium, openTab, screenshot, type Tab } from "./support/browser.ts";
+import { describeInBrowser, launchChromium, openTab, screenshot, signIn, type Tab } from "./support/browser.ts";
 import { layoutProblems } from "./support/layout.ts";
 
 setDefaultTimeout(60_000);
@@ -34,8 +34,7 @@ describeInBrowser("a new account's overview and the models' search", () => {
   const open = async (path: string, width: number): Promise<Page> => {
     const tab = await openTab(browser, { width, height: 844 });
     tabs.push(tab);
-    const [name, value] = customer.cookie.split("=") as [string, string];
-    await tab.context.addCookies([{ name, value, domain: "127.0.0.1", path: "/", httpOnly: true, sameSite: "Lax" }]);
+    await signIn(tab, customer);
     tab.page.setDefaultTimeout(8_000);
     await tab.page.goto(`${gateway.url}${path}`);
     await tab.page.locator("#page:not([aria-busy])").waitFor();

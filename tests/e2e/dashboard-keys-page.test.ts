@@ -9,7 +9,7 @@ import { providerEnv, startFakeUpstream, type FakeUpstream } from "../support/fa
 import { readJson } from "../support/http.ts";
 import { signUpUser, type Browser as SignedIn } from "../support/session.ts";
 import { startGateway, type TestGateway } from "../support/server.ts";
-import { describeInBrowser, launchChromium, openTab, screenshot, type Tab } from "./support/browser.ts";
+import { describeInBrowser, launchChromium, openTab, screenshot, signIn, type Tab } from "./support/browser.ts";
 import { layoutProblems } from "./support/layout.ts";
 
 setDefaultTimeout(60_000);
@@ -44,8 +44,7 @@ describeInBrowser("the API keys page", () => {
     const tab = await openTab(browser, size);
     tabs.push(tab);
     await tab.context.grantPermissions(["clipboard-read", "clipboard-write"]);
-    const [name, value] = customer.cookie.split("=") as [string, string];
-    await tab.context.addCookies([{ name, value, domain: "127.0.0.1", path: "/", httpOnly: true, sameSite: "Lax" }]);
+    await signIn(tab, customer);
     tab.page.setDefaultTimeout(8_000);
     await tab.page.goto(`${gateway.url}/dashboard/keys`);
     await tab.page.locator("#page:not([aria-busy])").waitFor();

@@ -14,7 +14,7 @@ import { linkToken } from "../support/mail.ts";
 import { signInOperator } from "../support/operator.ts";
 import { PASSWORD, signUpUser, type Browser as SignedIn } from "../support/session.ts";
 import { startGateway, type TestGateway } from "../support/server.ts";
-import { describeInBrowser, launchChromium, openTab, screenshot, type Tab } from "./support/browser.ts";
+import { describeInBrowser, launchChromium, openTab, screenshot, signIn, type Tab } from "./support/browser.ts";
 import { layoutProblems, moneyProblems } from "./support/layout.ts";
 
 setDefaultTimeout(60_000);
@@ -55,8 +55,7 @@ describeInBrowser("an organization in the dashboard: owner, admin and a capped m
     const tab = await openTab(browser, size);
     tabs.push(tab);
     if (who) {
-      const [name, value] = who.cookie.split("=") as [string, string];
-      await tab.context.addCookies([{ name, value, domain: "127.0.0.1", path: "/", httpOnly: true, sameSite: "Lax" }]);
+      await signIn(tab, who);
     }
     tab.page.setDefaultTimeout(8_000);
     return tab.page;

@@ -9,7 +9,7 @@ import { providerEnv, startFakeUpstream, type FakeUpstream } from "../support/fa
 import { readJson } from "../support/http.ts";
 import { signUpUser, type Browser as SignedIn } from "../support/session.ts";
 import { startGateway, type TestGateway } from "../support/server.ts";
-import { describeInBrowser, launchChromium, openTab, screenshot, type Tab } from "./support/browser.ts";
+import { describeInBrowser, launchChromium, openTab, screenshot, signIn, type Tab } from "./support/browser.ts";
 import { layoutProblems } from "./support/layout.ts";
 
 setDefaultTimeout(60_000);
@@ -46,8 +46,7 @@ describeInBrowser("an organization on a phone: navigation, switcher, leaving", (
   const open = async (who: SignedIn, path: string, size = PHONE): Promise<Page> => {
     const tab = await openTab(browser, size);
     tabs.push(tab);
-    const [name, value] = who.cookie.split("=") as [string, string];
-    await tab.context.addCookies([{ name, value, domain: "127.0.0.1", path: "/", httpOnly: true, sameSite: "Lax" }]);
+    await signIn(tab, who);
     tab.page.setDefaultTimeout(8_000);
     await tab.page.goto(`${gateway.url}${path}?org=${orgId}`);
     await tab.page.locator("#page:not([aria-busy])").waitFor();

@@ -1,42 +1,26 @@
 // The Purchases page's open checkout in headless Chromium, on a desktop and a phone: a link back
 // to Stripe's page and a Cancel button; cancelled after confirming, the row says so.
-import { afterAll, beforeAll, expect, setDefaultTimeout, test } from "bun:test";
-import type { Browser } from "playwright-core";
+import { expect, setDefaultTimeout, test } from "bun:test";
 import { verifyEmail } from "../support/accounts.ts";
-import { startFakeStripe, stripeEnv, type FakeStripe } from "../support/fake-stripe.ts";
 import { readJson } from "../support/http.ts";
 import { signUpUser } from "../support/session.ts";
-import { startGateway, type TestGateway } from "../support/server.ts";
-import { describeInBrowser, launchChromium, openTab, screenshot } from "./support/browser.ts";
+import { describeInBrowser, openTab, screenshot, signIn } from "./support/browser.ts";
 import { layoutProblems } from "./support/layout.ts";
+import { useStripeDashboard } from "./support/stripe-dashboard.ts";
 
 setDefaultTimeout(60_000);
 
 describeInBrowser("an open checkout on the Purchases page", () => {
-  let fake: FakeStripe;
-  let gateway: TestGateway;
-  let browser: Browser;
-
-  beforeAll(async () => {
-    fake = startFakeStripe();
-    gateway = await startGateway("sqlite", { ...stripeEnv(fake), FREE_CREDITS_USD: "0" });
-    browser = await launchChromium();
-  });
-  afterAll(async () => {
-    await browser?.close();
-    await gateway?.stop();
-    await fake?.stop();
-  });
+  const world = useStripeDashboard();
 
   test.each([[1280], [390]])("at %i px: continue to Stripe's page, or cancel after confirming", async (width) => {
-    const user = await signUpUser(gateway.url);
-    await verifyEmail(gateway.store, user.email, "0");
+    const user = await signUpUser(world.gateway.url);
+    await verifyEmail(world.gateway.store, user.email, "0");
     const { sessionId, url } = await readJson(await user.send("POST", "/checkout", { packId: "pro" }));
-    const tab = await openTab(browser, { width });
+    const tab = await openTab(world.browser, { width });
     const { page } = tab;
-    const [name, value] = user.cookie.split("=") as [string, string];
-    await tab.context.addCookies([{ name, value, domain: "127.0.0.1", path: "/", httpOnly: true, sameSite: "Lax" }]);
-    await page.goto(`${gateway.url}/dashboard/purchases`);
+    await signIn(tab, user);
+    await page.goto(`${world.gateway.url}/dashboard/purchases`);
     await page.locator("#page:not([aria-busy])").waitFor();
 
     const row = page.locator("tbody tr").first();
@@ -54,7 +38,7 @@ describeInBrowser("an open checkout on the Purchases page", () => {
     expect(await row.locator(".badge").textContent()).toBe("Expired or cancelled");
     expect(await row.getByRole("link", { name: /^Continue to payment/ }).count()).toBe(0);
     expect(await row.getByRole("button", { name: /^Cancel/ }).count()).toBe(0);
-    expect(fake.sessions.get(sessionId)!.status).toBe("expired");
+    expect(world.fake.sessions.get(sessionId)!.status).toBe("expired");
     expect(await layoutProblems(page)).toEqual([]);
     await screenshot(page, `purchases-cancelled-${width}`);
     expect(tab.errors).toEqual([]);

@@ -11,7 +11,7 @@ import { signInOperator } from "../support/operator.ts";
 import { signUpUser, type Browser as SignedIn } from "../support/session.ts";
 import { startGateway, type TestGateway } from "../support/server.ts";
 import { join } from "node:path";
-import { ARTIFACTS, describeInBrowser, launchChromium, openTab, screenshot, type Tab } from "./support/browser.ts";
+import { ARTIFACTS, describeInBrowser, launchChromium, openTab, screenshot, signIn, type Tab } from "./support/browser.ts";
 import { layoutProblems, moneyProblems } from "./support/layout.ts";
 
 setDefaultTimeout(60_000);
@@ -76,8 +76,7 @@ describeInBrowser("the dashboard's tables on a phone and a desktop", () => {
     test.each(PAGES)(`at ${size.width} px: nothing overflows, money and status stay in view, money reads one way (%s)`, async (label, path, as) => {
       const tab = await openTab(browser, size);
       tabs.push(tab);
-      const [name, value] = as().cookie.split("=") as [string, string];
-      await tab.context.addCookies([{ name, value, domain: "127.0.0.1", path: "/", httpOnly: true, sameSite: "Lax" }]);
+      await signIn(tab, as());
       const { page } = tab;
       page.setDefaultTimeout(8_000);
       await page.goto(`${gateway.url}${path}${path.endsWith("=") ? encodeURIComponent(customer.email) : ""}`);

@@ -7,7 +7,7 @@ import { signUpUser } from "../support/session.ts";
 import { startGateway, type TestGateway } from "../support/server.ts";
 import { waitFor } from "../support/wait.ts";
 import { startReceiver } from "../support/webhook-receiver.ts";
-import { describeInBrowser, launchChromium, openTab, screenshot } from "./support/browser.ts";
+import { describeInBrowser, launchChromium, openTab, screenshot, signIn } from "./support/browser.ts";
 import { layoutProblems } from "./support/layout.ts";
 
 setDefaultTimeout(60_000);
@@ -33,8 +33,7 @@ describeInBrowser("webhook deliveries on the Settings page", () => {
     expect((await user.send("PUT", "/settings/webhook", { url: receiver.url })).status).toBe(200);
     const tab = await openTab(browser, { width });
     const { page } = tab;
-    const [name, value] = user.cookie.split("=") as [string, string];
-    await tab.context.addCookies([{ name, value, domain: "127.0.0.1", path: "/", httpOnly: true, sameSite: "Lax" }]);
+    await signIn(tab, user);
     await page.goto(`${gateway.url}/dashboard/settings`);
     await page.locator("#page:not([aria-busy])").waitFor();
     expect(await page.getByText("No events yet.").isVisible()).toBe(true);

@@ -14,7 +14,7 @@ import { signInOperator } from "../support/operator.ts";
 import { signUpUser, type Browser as SignedIn } from "../support/session.ts";
 import { startGateway, type TestGateway } from "../support/server.ts";
 import { exec } from "../../src/db/sql.ts";
-import { describeInBrowser, launchChromium, openTab } from "./support/browser.ts";
+import { describeInBrowser, launchChromium, openTab, signIn } from "./support/browser.ts";
 
 setDefaultTimeout(120_000);
 
@@ -62,8 +62,7 @@ describeInBrowser("names chosen by customers and operators are shown as text on 
   /** Opens `path` signed in as `who` and answers what the page made of the names. */
   const visit = async (who: SignedIn, path: string, act?: (page: Page) => Promise<void>) => {
     const tab = await openTab(browser);
-    const [name, value] = who.cookie.split("=") as [string, string];
-    await tab.context.addCookies([{ name, value, domain: "127.0.0.1", path: "/", httpOnly: true, sameSite: "Lax" }]);
+    await signIn(tab, who);
     const page: Page = tab.page;
     await page.goto(`${gateway.url}${path}`);
     await page.locator("#page:not([aria-busy])").waitFor();

@@ -53,6 +53,12 @@ export async function openTab(browser: Browser, options: { width?: number; heigh
   return { context, page, errors };
 }
 
+/** Signs the tab's browser in as `who` (a session made over HTTP), its cookie scoped to `path`. */
+export async function signIn(tab: Tab, who: { cookie: string }, path = "/"): Promise<void> {
+  const [name, value] = who.cookie.split("=") as [string, string];
+  await tab.context.addCookies([{ name, value, domain: "127.0.0.1", path, httpOnly: true, sameSite: "Lax" }]);
+}
+
 /** Saves a full-page screenshot as tests/artifacts/dashboard/<name>.png. */
 export async function screenshot(page: Page, name: string): Promise<void> {
   mkdirSync(ARTIFACTS, { recursive: true });
