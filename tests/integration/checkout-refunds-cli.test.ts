@@ -15,7 +15,8 @@ describeEachDialect("refunds through the CLI, on two gateway instances", (dialec
   const fake: FakeStripe = startFakeStripe();
   afterAll(() => fake.stop());
   const cluster = useInstances(dialect, 2, { FREE_CREDITS_USD: "0", ...stripeEnv(fake) });
-  const cli = (...args: string[]) => runGateway(args, { DATABASE_URL: cluster().databaseUrl, ...stripeEnv(fake) });
+  // The OS user as the audit log names it (Bun's os.userInfo() reads $USER).
+  const cli = (...args: string[]) => runGateway(args, { DATABASE_URL: cluster().databaseUrl, USER: "ops-alice", ...stripeEnv(fake) });
   let buyer: Browser;
   let sessionId: string;
   let intent: string;
@@ -57,6 +58,12 @@ describeEachDialect("refunds through the CLI, on two gateway instances", (dialec
     });
     expect(fake.refunds.map((r) => r.form)).toEqual([{ payment_intent: intent, amount: "1250" }]);
     expect(await balance()).toBe(usd("15"));
+    // Audited on the buyer's account as the console's refunds are.
+    const { store } = cluster().books;
+    const [latest] = await store.auditEvents((await store.findAccountByEmail(buyer.email))!.id, 0, 1);
+    expect([latest?.type, latest?.detail]).toEqual([
+      "purchase_refunded", `refund ${JSON.parse(run.stdout).refundId} of 12.50 USD of checkout ${sessionId} by cli (OS user ops-alice)`,
+    ]);
 
     const event = stripeEvent("charge.refunded", fake.charge(intent));
     const answers = await cluster().instances.spread(6, (url) => deliver(url, event));

@@ -10,7 +10,8 @@ import { uniqueEmail } from "../support/session.ts";
 
 describeEachDialect("the orgs CLI", (dialect) => {
   let testDb: TestDatabase;
-  const cli = (...args: string[]) => runGateway(args, { DATABASE_URL: testDb.url });
+  // The OS user as the audit log names it (Bun's os.userInfo() reads $USER).
+  const cli = (...args: string[]) => runGateway(args, { DATABASE_URL: testDb.url, USER: "ops-alice" });
   const cliJson = async (...args: string[]) => {
     const run = await cli(...args, "--json");
     if (run.code !== 0) throw new Error(`gateway ${args.join(" ")} exited ${run.code}: ${run.stderr}`);
@@ -36,6 +37,15 @@ describeEachDialect("the orgs CLI", (dialect) => {
     expect(org).toEqual({ id: expect.any(String), name: "Team CLI", role: "owner", createdAt: expect.stringMatching(/Z$/) });
     const invited = await cliJson("orgs", "invite", "Team CLI", "--email", other, "--role", "admin");
     expect(invited).toMatchObject({ email: other, role: "admin" });
+    // The organization's audit log names the CLI's user as every CLI change does.
+    const db = openTestDatabase(testDb.url);
+    try {
+      const events = await createStore(db).auditEvents(org.id, 0, 10);
+      expect(events.length).toBeGreaterThan(0);
+      for (const event of events) expect(event.detail).toEndWith("(by cli (OS user ops-alice))");
+    } finally {
+      await db.close();
+    }
 
     // The invited person is not a member until the link is followed, and is told so.
     expect((await cli("orgs", "set-role", org.id, "--email", other, "--role", "owner")).stderr).toContain(`${other} has a pending invitation to "Team CLI", not a membership`);

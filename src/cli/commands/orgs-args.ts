@@ -1,24 +1,16 @@
 // What the orgs commands share: the operator as the audit log names it, an organization named
 // by id or name, a role flag, core's refusals as the CLI's errors, and a person who should be a member.
-import { userInfo } from "node:os";
 import type { Account } from "../../core/entities.ts";
 import { isAppError } from "../../core/errors.ts";
 import type { OrgActor, Organization } from "../../core/orgs/store.ts";
 import { isRole, ROLES, type Role } from "../../core/orgs/roles.ts";
 import type { Store } from "../../core/ports.ts";
 import { parseEmail } from "../../core/accounts/sign-in.ts";
+import { cliActor } from "../context.ts";
 import { CliError } from "../output.ts";
 
-function osUser(): string {
-  try {
-    return userInfo().username;
-  } catch {
-    return "unknown";
-  }
-}
-
 /** The CLI acts as the operator, who acts on an organization as an owner would; the audit log names the machine's user. */
-export const operator = (): OrgActor => ({ userId: null, label: `cli (os user ${osUser()})`, ip: null });
+export const operator = (): OrgActor => ({ userId: null, label: cliActor(), ip: null });
 
 /** An organization named by its id, or by its name (case aside) when exactly one has it. */
 export async function requireOrg(store: Store, ref: string): Promise<Organization> {

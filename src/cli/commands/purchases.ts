@@ -1,12 +1,11 @@
 import type { Command } from "commander";
 import type { CheckoutRecord } from "../../core/checkout/sessions.ts";
-import { adminPurchaseView, refundView } from "../../core/admin/purchases.ts";
+import { adminPurchaseView, refundAsOperator } from "../../core/admin/purchases.ts";
 import { isStripePurchase } from "../../core/checkout/purchases.ts";
-import { refundPurchase } from "../../core/checkout/refunds.ts";
 import type { Store } from "../../core/ports.ts";
 import { silentLogger } from "../../server/log.ts";
 import { stripeClient, stripeRefunds } from "../../server/payments/stripe.ts";
-import { withStore } from "../context.ts";
+import { cliActor, withStore } from "../context.ts";
 import { CliError, exactUsd, printRecords, printResult, type Output } from "../output.ts";
 import { requireAccount } from "../args.ts";
 import { requireOrg } from "./orgs-args.ts";
@@ -64,8 +63,9 @@ function registerRefund(purchases: Command, output: () => Output): void {
       withStore({}, async ({ config, store }) => {
         const stripe = stripeClient(config.stripe);
         const provider = stripe === null ? null : stripeRefunds(stripe, silentLogger);
-        const refund = await refundPurchase({ store, provider }, { sessionId: id, usd: opts.usd });
-        printResult(output(), refundView(refund),
+        // Audited on the buyer's account as the console's refunds are, naming the CLI's user.
+        const refund = await refundAsOperator({ store, provider, audit: store }, { by: cliActor(), ip: null, now: Date.now() }, id, { usd: opts.usd });
+        printResult(output(), refund,
           `Refund ${refund.refundId} of ${refund.refundedUsd} USD asked of Stripe (${refund.status}); `
           + `${refund.creditsTakenBackUsd} USD of credits are taken back when Stripe's charge.refunded event arrives.`);
       }),

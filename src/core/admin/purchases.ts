@@ -29,19 +29,20 @@ export function parseRefundBody(body: Record<string, unknown>): Pick<RefundReque
 }
 
 /**
- * `POST /admin/purchases/{id}/refund`: the refund through Stripe (refused while the credits it
- * takes back are spent), audited on the buyer's account as `purchase_refunded`, naming the operator.
+ * `POST /admin/purchases/{id}/refund` and `gateway purchases refund`: the refund through Stripe
+ * (refused while the credits it takes back are spent), audited on the buyer's account as
+ * `purchase_refunded`, naming who asked (`operator a@b.c`, `cli (OS user NAME)`).
  */
 export async function refundAsOperator(
   deps: RefundDeps & { audit: Pick<AuditStore, "recordAudit"> },
-  act: { operator: { email: string }; ip: string | null; now: number },
+  act: { by: string; ip: string | null; now: number },
   sessionId: string,
   body: Record<string, unknown>,
 ) {
   const refund = await refundPurchase(deps, { sessionId, ...parseRefundBody(body) });
   await deps.audit.recordAudit({
     accountId: refund.accountId, type: "purchase_refunded", ip: act.ip, at: act.now,
-    detail: `refund ${refund.refundId} of ${refund.refundedUsd} USD of checkout ${refund.sessionId} by operator ${act.operator.email}`,
+    detail: `refund ${refund.refundId} of ${refund.refundedUsd} USD of checkout ${refund.sessionId} by ${act.by}`,
   });
   return refundView(refund);
 }

@@ -74,8 +74,8 @@ export const adminRoutes = (deps: AppDeps) => {
       return json(await adminAuditPage(store, parseAuditPage(query.page), query.email));
     })
     .post("/admin/purchases/:id/refund", async ({ session, params, request, server }) => {
-      const by = act(session, request, server);
-      return json(await refundAsOperator(refunds, by, params.id, await readObjectBody(request)));
+      const { operator, ip, now: at } = act(session, request, server);
+      return json(await refundAsOperator(refunds, { by: `operator ${operator.email}`, ip, now: at }, params.id, await readObjectBody(request)));
     })
     .patch("/admin/models/:id", async ({ session, params, request, server }) => {
       const by = act(session, request, server);
