@@ -35,7 +35,11 @@ import { autoTopupRoutes } from "./routes/account/auto-topup.ts";
 import { deploymentKey, sealWith } from "./secret-key.ts";
 
 /** The whole HTTP surface, mounted under `BASE_PATH`. `leases` holds the chat requests' open reservations. */
-export function createApp(deps: AppDeps, leases = new LeaseKeeper(deps.store, deps.log, deps.now, deps.config.reservationLeaseMs)) {
+export function createApp(
+  deps: AppDeps,
+  leases = new LeaseKeeper(deps.store, deps.log, deps.now, deps.config.reservationLeaseMs),
+  topups = autoTopupWatch(deps),
+) {
   const { config, store, log, now } = deps;
   const metrics = deps.metrics ?? new Metrics();
   metrics.countOpenReservationsWith(() => leases.size);
@@ -44,10 +48,6 @@ export function createApp(deps: AppDeps, leases = new LeaseKeeper(deps.store, de
   // Postgres instances cannot agree on a key one of them makes: without SECRET_KEY, nothing is sealed.
   if (!key) log.warn("no SECRET_KEY: translated models' reasoning is not sealed, so agents cannot send it back (DeepSeek's thinking mode then refuses tool loops)");
   const seal = sealWith(key);
-  const stripe = stripeClient(config.stripe);
-  const topups = new AutoTopupWatch({
-    store, log, now, dashboardUrl: config.dashboardUrl, provider: stripe === null ? null : stripeOffSession(stripe, log),
-  });
   return new Elysia({ prefix: config.basePath })
     .use(observabilityPlugin({ config, log, metrics }))
     .onError(({ code, error, request }) => {
@@ -84,6 +84,12 @@ export function createApp(deps: AppDeps, leases = new LeaseKeeper(deps.store, de
     .use(orgRoutes(deps));
 }
 
+/** What buys an account's pack off-session when its charges take it below its threshold. */
+function autoTopupWatch({ config, store, log, now }: AppDeps): AutoTopupWatch {
+  const stripe = stripeClient(config.stripe);
+  return new AutoTopupWatch({ store, log, now, dashboardUrl: config.dashboardUrl, provider: stripe === null ? null : stripeOffSession(stripe, log) });
+}
+
 export interface RunningServer {
   url: string;
   port: number;
@@ -97,7 +103,8 @@ export interface RunningServer {
 export function startServer(deps: AppDeps): RunningServer {
   const leases = new LeaseKeeper(deps.store, deps.log, deps.now, deps.config.reservationLeaseMs);
   let wake = () => {};
-  const app = createApp({ ...deps, wakeMailer: () => wake() }, leases).listen({
+  const topups = autoTopupWatch(deps);
+  const app = createApp({ ...deps, wakeMailer: () => wake() }, leases, topups).listen({
     port: deps.config.port,
     hostname: deps.config.host,
     // Elysia turns SO_REUSEPORT on unless told otherwise: a second gateway on the same port
@@ -122,6 +129,8 @@ export function startServer(deps: AppDeps): RunningServer {
         graceOver,
         deps.log,
       );
+      // Automatic top-ups the last charges started: within the same grace.
+      await Promise.race([topups.settled(), ...(graceOver ? [graceOver] : [])]);
       // Kept until the streams being drained have ended: they are what it collects after.
       stopMemoryLimit();
     },

@@ -27,6 +27,8 @@ export class AutoTopupWatch {
   private loadedAt = Number.NEGATIVE_INFINITY;
   /** Accounts with an attempt running in this process: a burst of charges asks the database once. */
   private readonly running = new Set<string>();
+  /** The attempts themselves, for shutdown to wait on. */
+  private readonly attempts = new Set<Promise<void>>();
 
   constructor(private readonly deps: AutoTopupWatchDeps) {}
 
@@ -48,13 +50,26 @@ export class AutoTopupWatch {
     const threshold = this.armed.get(accountId);
     if (threshold === undefined || balance >= threshold || this.running.has(accountId) || this.deps.provider === null) return;
     this.running.add(accountId);
-    void runAutoTopup({ ...this.deps, provider: this.deps.provider }, accountId, this.deps.now())
+    const attempt = runAutoTopup({ ...this.deps, provider: this.deps.provider }, accountId, this.deps.now())
       .then(async (outcome) => {
         if (outcome === "refused") await this.refresh();
         if (outcome !== "none") this.deps.log.info("automatic top-up", { accountId, outcome });
       })
       .catch((error: unknown) => this.deps.log.warn("automatic top-up failed", { accountId, error: (error as Error).message }))
-      .finally(() => this.running.delete(accountId));
+      .finally(() => {
+        this.running.delete(accountId);
+        this.attempts.delete(attempt);
+      });
+    this.attempts.add(attempt);
+  }
+
+  /**
+   * Resolves once the attempts running now have ended. Shutdown waits for them: one cut off
+   * between its claim and Stripe's answer keeps the claim, and the account buys nothing more
+   * until the claim goes stale (an hour).
+   */
+  async settled(): Promise<void> {
+    await Promise.all(this.attempts);
   }
 }
 
