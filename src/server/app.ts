@@ -29,6 +29,7 @@ import { drain } from "./shutdown.ts";
 import { processMemory, startMemoryLimit } from "./memory-limit.ts";
 import { startSweeper } from "./sweeper.ts";
 import { AutoTopupWatch, watchingCharges } from "./payments/auto-topup-watch.ts";
+import { RefusalBudget } from "./chat/refusal-budget.ts";
 import { stripeClient } from "./payments/stripe.ts";
 import { stripeOffSession } from "./payments/stripe-off-session.ts";
 import { autoTopupRoutes } from "./routes/account/auto-topup.ts";
@@ -63,7 +64,7 @@ export function createApp(
       if (code === "VALIDATION") return plainError(new AppError("invalid_request_error", "Invalid request body"));
       return plainError(asAppError(error, log, requestIdOf(request)));
     })
-    .use(chatRoutes({ ...deps, store: watchingCharges(store, topups), catalog, metrics, seal }, leases))
+    .use(chatRoutes({ ...deps, store: watchingCharges(store, topups), catalog, metrics, seal, refusals: new RefusalBudget() }, leases))
     .use(openAiModelRoutes(catalog, store, now))
     .use(publicRoutes(store, log, now, leases.unwritten))
     .use(estimatorRoutes({ ...deps, metrics }))

@@ -7,6 +7,7 @@ import type { Release } from "../../core/store.ts";
 import { withDeadline } from "../deadline.ts";
 import type { Logger } from "../log.ts";
 import type { LeaseKeeper } from "./lease-keeper.ts";
+import type { RefusalBudget } from "./refusal-budget.ts";
 
 const ADMITTED_TOO_LATE = "The reservation was taken after the request had stopped waiting for the database";
 const CHARGE_NOT_WRITTEN = "The charge could not be written to the database; the reservation was released instead";
@@ -29,10 +30,10 @@ export function guarded<T>(work: Promise<T>, log: Logger, deadlineMs?: number): 
  */
 export function guardedBilling(
   store: RequestBillingStore,
-  ports: { leases: LeaseKeeper; log: Logger; now: () => number },
+  ports: { leases: LeaseKeeper; log: Logger; now: () => number; refusals: RefusalBudget },
   deadlineMs: number | undefined,
 ): RequestBillingStore {
-  const { leases, log, now } = ports;
+  const { leases, log, now, refusals } = ports;
   const { unwritten } = leases;
   /** An admission, with its deadline; one that commits after its request stopped waiting is released at once. */
   const admitting = <T>(admit: () => Promise<T>, heldBy: (outcome: T) => string | null, startedAt: number): Promise<T> => {
@@ -70,6 +71,6 @@ export function guardedBilling(
       unwrittenOnFailure({ reservationId: input.reservationId, reason: CHARGE_NOT_WRITTEN, latencyMs: input.latencyMs, now: input.now }, error)),
     release: (input) => guarded(store.release(input), log).catch((error: unknown) => unwrittenOnFailure(input, error)),
     // Nothing is held for a refusal: a failed write loses one row, and the pipeline logs it.
-    recordRefusal: (input) => guarded(store.recordRefusal(input), log),
+    recordRefusal: (input) => (refusals.take(input.keyId, input.now) ? guarded(store.recordRefusal(input), log) : Promise.resolve()),
   };
 }

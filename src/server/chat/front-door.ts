@@ -19,6 +19,7 @@ import type { Metrics } from "../observability/metrics.ts";
 import { requestRecord } from "../observability/plugin.ts";
 import type { RequestRecord } from "../observability/request-record.ts";
 import { guarded, guardedBilling } from "./database-guard.ts";
+import type { RefusalBudget } from "./refusal-budget.ts";
 import type { LeaseKeeper } from "./lease-keeper.ts";
 import { sseResponse } from "./sse-response.ts";
 
@@ -31,6 +32,8 @@ export interface ChatDeps {
   metrics: Metrics;
   /** Seals the reasoning the doors write for translated models, and opens what comes back. */
   seal: ReasoningSeal;
+  /** How many of a key's refused requests are recorded each minute. */
+  refusals: RefusalBudget;
 }
 
 /** What differs between the front doors: where the key comes from, how large a body may be, how errors read. */
@@ -147,7 +150,7 @@ export async function pipelineRequest(
   record.askedFor((body.value as { model?: unknown } | null)?.model);
 
   const ports: ChatPorts = {
-    store: guardedBilling(deps.store, { leases, log, now }, deadlineMs),
+    store: guardedBilling(deps.store, { leases, log, now, refusals: deps.refusals }, deadlineMs),
     provider: deps.provider,
     findModel: (id) => guarded(deps.catalog.find(id), log, deadlineMs),
     findAlias: (name) => guarded(deps.catalog.alias(name), log, deadlineMs),
