@@ -97,6 +97,19 @@ describeInBrowser("the API keys page", () => {
     expect(await page.evaluate((s) => document.documentElement.outerHTML.includes(s), secret)).toBe(false);
   });
 
+  test("a rotated key's replacement is filled into the quickstart as a new key is, until Done", async () => {
+    const page = await open(SIZES[0]!);
+    const quickstart = page.getByRole("region", { name: "Use a key" });
+    const staging = page.locator(".key-list li", { hasText: "Staging" }).first();
+    await staging.getByRole("button", { name: /Rotate/ }).click();
+    await page.getByRole("dialog").getByRole("button", { name: "Rotate key" }).click();
+    const secret = await page.getByLabel("Your new API key").inputValue();
+    expect(secret).toMatch(/^gw-/);
+    for (const snippet of await quickstart.locator("pre").allTextContents()) expect(snippet).toContain(secret);
+    await page.getByRole("button", { name: "Done, I have stored it" }).click();
+    expect(await quickstart.locator("pre").first().textContent()).toContain("gw-…");
+  });
+
   test("no page raised a script error", () => {
     expect(tabs.flatMap((t) => t.errors)).toEqual([]);
   });

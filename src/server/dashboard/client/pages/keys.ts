@@ -21,6 +21,8 @@ interface KeysPage {
   list: HTMLElement;
   say(text: string, tone: "success" | "error"): void;
   refresh(): Promise<void>;
+  /** Fills a secret into the quickstart's snippets (null: back to the placeholder). */
+  showKey(secret: string | null): void;
 }
 
 /** Edit, rotate and revoke; the list is drawn anew after every change and the focus goes to the key acted on. */
@@ -67,8 +69,13 @@ function keyActions(page: KeysPage): KeyActions {
       const { key: secret } = await call<KeyRotated>("POST", `/keys/${key.id}/rotate`);
       await refresh();
       say(`Rotated ${key.name}. The old key no longer works.`, "success");
+      // As a new key is: filled into the quickstart until put away (a management key is not used on /v1).
+      if (!key.management) page.showKey(secret);
       // The replacement is the newest key, first in the list.
-      showSecret(page.root, secret, () => page.list.querySelector<HTMLElement>("h3")?.focus());
+      showSecret(page.root, secret, () => {
+        page.showKey(null);
+        page.list.querySelector<HTMLElement>("h3")?.focus();
+      });
     }),
     revoke: (key) => afterConfirming({
       title: `Revoke ${key.name}?`,
@@ -103,7 +110,7 @@ export async function renderKeys(root: HTMLElement): Promise<void> {
       ? h("p", { class: "muted" }, "No keys yet. Create one with the button above.")
       : h("ul", { class: "key-list" }, ordered.map((key) => h("li", {}, keyCard(key, actions, ownerOf?.(key) ?? null)))));
   };
-  const actions = keyActions({ root, list, say, refresh });
+  const actions = keyActions({ root, list, say, refresh, showKey: quickstart.showKey });
 
   // A new key's secret is shown once, and filled into the quickstart until it is put away.
   const created = async (key: KeyCreated | null, opener: HTMLElement, filled: boolean) => {
