@@ -7,7 +7,7 @@ import { readJson } from "../support/http.ts";
 import { signUpUser } from "../support/session.ts";
 import { describeInBrowser, openTab, screenshot, signIn } from "./support/browser.ts";
 import { layoutProblems } from "./support/layout.ts";
-import { useStripeDashboard } from "./support/stripe-dashboard.ts";
+import { useStripeDashboard } from "./support/dashboard-world.ts";
 
 setDefaultTimeout(60_000);
 

@@ -1,46 +1,35 @@
 // The keys page after a rotation, the overview's daily table, the phone's navigation and the
 // operator console's actions that ask first, in headless Chromium against the real server.
-import { afterAll, beforeAll, expect, setDefaultTimeout, test } from "bun:test";
-import type { Browser, Page } from "playwright-core";
-import { providerEnv, startFakeUpstream, type FakeUpstream } from "../support/fake-upstream.ts";
+import { beforeAll, expect, setDefaultTimeout, test } from "bun:test";
+import type { Page } from "playwright-core";
 import { readJson } from "../support/http.ts";
 import { signInOperator } from "../support/operator.ts";
-import type { Browser as SignedIn } from "../support/session.ts";
-import { startGateway, type TestGateway } from "../support/server.ts";
 import { customerWithUsage } from "./support/customer.ts";
-import { describeInBrowser, launchChromium, openTab, screenshot, signIn, type Tab } from "./support/browser.ts";
+import type { Browser as SignedIn } from "../support/session.ts";
+import { describeInBrowser, openTab, screenshot, signIn, type Tab } from "./support/browser.ts";
+import { useProviderDashboard } from "./support/dashboard-world.ts";
 
 setDefaultTimeout(30_000);
 
 const PHONE = { width: 390, height: 844 };
 
 describeInBrowser("keys after a rotation, the overview, the phone's navigation and the console's confirmations", () => {
-  let upstream: FakeUpstream;
-  let gateway: TestGateway;
-  let browser: Browser;
+  const world = useProviderDashboard();
   let operator: SignedIn;
   let customer: SignedIn;
   const tabs: Tab[] = [];
 
   beforeAll(async () => {
-    upstream = startFakeUpstream();
-    gateway = await startGateway("sqlite", providerEnv(upstream));
-    browser = await launchChromium();
-    operator = await signInOperator(gateway.url, gateway.store);
-    customer = await customerWithUsage(gateway);
-  });
-  afterAll(async () => {
-    await browser?.close();
-    await gateway?.stop();
-    await upstream?.stop();
+    operator = await signInOperator(world.gateway.url, world.gateway.store);
+    customer = await customerWithUsage(world.gateway);
   });
 
   const open = async (as: SignedIn, path: string, size: { width?: number; height?: number } = {}): Promise<Page> => {
-    const tab = await openTab(browser, size);
+    const tab = await openTab(world.browser, size);
     tabs.push(tab);
     await signIn(tab, as);
     tab.page.setDefaultTimeout(8_000);
-    await tab.page.goto(`${gateway.url}${path}`);
+    await tab.page.goto(`${world.gateway.url}${path}`);
     await tab.page.locator("#page:not([aria-busy])").waitFor();
     return tab.page;
   };
@@ -139,13 +128,13 @@ await page.getByRole("button", { name: "Create key" }).click();
     await page.getByRole("button", { name: "Disable gpt-5", exact: true }).click();
     await confirm(page, "Disable model");
     await page.getByText("gpt-5 is disabled.").waitFor();
-    await page.goto(`${gateway.url}/dashboard/admin/audit`);
+    await page.goto(`${world.gateway.url}/dashboard/admin/audit`);
     await page.locator("#page:not([aria-busy])").waitFor();
     const types = await page.locator("table tbody tr td:nth-child(3)").allTextContents();
     expect(types).toContain("Model changed");
     expect(types).toContain("Credits granted");
     expect(types.filter((t) => t.includes("_") || /^[a-z]/.test(t))).toEqual([]);
-    await page.goto(`${gateway.url}/dashboard/admin`);
+    await page.goto(`${world.gateway.url}/dashboard/admin`);
     await page.locator("#page:not([aria-busy])").waitFor();
     const bars = await page.getByRole("img", { name: /Spend per model/ }).locator(".bar-label").allTextContents();
     expect(bars).toEqual(["gpt-5.5", "gpt-4.1-nano"]);

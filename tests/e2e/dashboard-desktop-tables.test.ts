@@ -1,15 +1,14 @@
 // Realistic names ("Production backend", grok-4-1-fast-reasoning, a long organization name and
 // e-mail addresses) keep Usage's and Members' tables tables on a desktop (1280 px); only a
 // phone (390 px) gets one card per row. A request's less used figures sit in a detail row.
-import { afterAll, beforeAll, expect, setDefaultTimeout, test } from "bun:test";
-import type { Browser, Page } from "playwright-core";
+import { beforeAll, expect, setDefaultTimeout, test } from "bun:test";
+import type { Page } from "playwright-core";
 import { verifyEmail } from "../support/accounts.ts";
 import { hello, postChat } from "../support/chat.ts";
-import { providerEnv, startFakeUpstream, type FakeUpstream } from "../support/fake-upstream.ts";
 import { readJson } from "../support/http.ts";
 import { signUpUser, uniqueEmail, type Browser as SignedIn } from "../support/session.ts";
-import { startGateway, type TestGateway } from "../support/server.ts";
-import { describeInBrowser, launchChromium, openTab, screenshot, signIn, type Tab } from "./support/browser.ts";
+import { describeInBrowser, openTab, screenshot, signIn, type Tab } from "./support/browser.ts";
+import { useProviderDashboard } from "./support/dashboard-world.ts";
 import { layoutProblems, moneyProblems } from "./support/layout.ts";
 
 setDefaultTimeout(60_000);
@@ -19,50 +18,40 @@ const DESKTOP = { name: "desktop", width: 1280, height: 800 };
 const ORG_NAME = "Acme Robotics International Research and Development Holdings";
 
 describeInBrowser("the usage and members tables with realistic names", () => {
-  let upstream: FakeUpstream;
-  let gateway: TestGateway;
-  let browser: Browser;
+  const world = useProviderDashboard();
   let owner: SignedIn;
   let orgId = "";
   const tabs: Tab[] = [];
 
   beforeAll(async () => {
-    upstream = startFakeUpstream();
-    gateway = await startGateway("sqlite", providerEnv(upstream));
-    browser = await launchChromium();
-    owner = await signUpUser(gateway.url, uniqueEmail("alexandra.konstantinopoulou-smith"));
-    const teammate = await signUpUser(gateway.url, uniqueEmail("maximilian.von-hohenberg"));
-    await verifyEmail(gateway.store, owner.email, "20");
-    await verifyEmail(gateway.store, teammate.email);
+    owner = await signUpUser(world.gateway.url, uniqueEmail("alexandra.konstantinopoulou-smith"));
+    const teammate = await signUpUser(world.gateway.url, uniqueEmail("maximilian.von-hohenberg"));
+    await verifyEmail(world.gateway.store, owner.email, "20");
+    await verifyEmail(world.gateway.store, teammate.email);
     ({ id: orgId } = await readJson(await owner.send("POST", "/orgs", { name: ORG_NAME })));
-    const teammateId = (await gateway.store.findAccountByEmail(teammate.email))!.id;
+    const teammateId = (await world.gateway.store.findAccountByEmail(teammate.email))!.id;
     const actor = { userId: null, label: "test", ip: null };
-    await gateway.store.addMember({ orgId, userId: teammateId, email: teammate.email, role: "member", actor, now: Date.now() });
+    await world.gateway.store.addMember({ orgId, userId: teammateId, email: teammate.email, role: "member", actor, now: Date.now() });
     expect((await owner.send("POST", `/orgs/${orgId}/transfers`, { usd: "10", idempotencyKey: "fund" })).status).toBe(200);
     const personal = (await readJson(await owner.send("POST", "/keys/generate", { name: "Production backend" }))).key;
     const inOrg = (await readJson(await owner.send("POST", `/keys/generate?org=${orgId}`, { name: "Production backend" }))).key;
     for (const key of [personal, inOrg]) {
-      for (const model of ["grok-4-1-fast-reasoning", "gpt-4.1-nano", "grok-4-1-fast-reasoning"]) expect((await postChat(gateway.url, key, hello(model))).status).toBe(200);
-      upstream.behave({ status: 500 });
-      for (let i = 0; i < 3; i++) await postChat(gateway.url, key, hello("grok-4-1-fast-reasoning"));
-      upstream.behave({});
+      for (const model of ["grok-4-1-fast-reasoning", "gpt-4.1-nano", "grok-4-1-fast-reasoning"]) expect((await postChat(world.gateway.url, key, hello(model))).status).toBe(200);
+      world.fake.behave({ status: 500 });
+      for (let i = 0; i < 3; i++) await postChat(world.gateway.url, key, hello("grok-4-1-fast-reasoning"));
+      world.fake.behave({});
     }
     // A partner's key kept to one model, refused another: a status of its own in Usage.
     const partner = (await readJson(await owner.send("POST", "/keys/generate", { name: "Partner integration", allowedModels: ["gpt-4.1-nano"] }))).key;
-    expect((await postChat(gateway.url, partner, hello("grok-4-1-fast-reasoning"))).status).toBe(403);
-  });
-  afterAll(async () => {
-    await browser?.close();
-    await gateway?.stop();
-    await upstream?.stop();
+    expect((await postChat(world.gateway.url, partner, hello("grok-4-1-fast-reasoning"))).status).toBe(403);
   });
 
   const open = async (size: typeof DESKTOP, path: string, ready = "main table"): Promise<Page> => {
-    const tab = await openTab(browser, size);
+    const tab = await openTab(world.browser, size);
     tabs.push(tab);
     await signIn(tab, owner);
     tab.page.setDefaultTimeout(8_000);
-    await tab.page.goto(`${gateway.url}${path.replace("ORG", orgId)}`);
+    await tab.page.goto(`${world.gateway.url}${path.replace("ORG", orgId)}`);
     await tab.page.locator("#page:not([aria-busy])").waitFor();
     await tab.page.locator(ready).first().waitFor();
     await tab.page.evaluate(() => new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done))));

@@ -1,42 +1,31 @@
 // A new account's overview says there is no spend yet instead of 30 days of $0.00, and the
 // Models page narrows its catalog as one types into its search box.
-import { afterAll, beforeAll, expect, setDefaultTimeout, test } from "bun:test";
-import type { Browser, Page } from "playwright-core";
+import { beforeAll, expect, setDefaultTimeout, test } from "bun:test";
+import type { Page } from "playwright-core";
 import { verifyEmail } from "../support/accounts.ts";
-import { providerEnv, startFakeUpstream, type FakeUpstream } from "../support/fake-upstream.ts";
 import { signUpUser, type Browser as SignedIn } from "../support/session.ts";
-import { startGateway, type TestGateway } from "../support/server.ts";
-import { describeInBrowser, launchChromium, openTab, screenshot, signIn, type Tab } from "./support/browser.ts";
+import { describeInBrowser, openTab, screenshot, signIn, type Tab } from "./support/browser.ts";
+import { useProviderDashboard } from "./support/dashboard-world.ts";
 import { layoutProblems } from "./support/layout.ts";
 
 setDefaultTimeout(60_000);
 
 describeInBrowser("a new account's overview and the models' search", () => {
-  let upstream: FakeUpstream;
-  let gateway: TestGateway;
-  let browser: Browser;
+  const world = useProviderDashboard();
   let customer: SignedIn;
   const tabs: Tab[] = [];
 
   beforeAll(async () => {
-    upstream = startFakeUpstream();
-    gateway = await startGateway("sqlite", providerEnv(upstream));
-    browser = await launchChromium();
-    customer = await signUpUser(gateway.url);
-    await verifyEmail(gateway.store, customer.email);
-  });
-  afterAll(async () => {
-    await browser?.close();
-    await gateway?.stop();
-    await upstream?.stop();
+    customer = await signUpUser(world.gateway.url);
+    await verifyEmail(world.gateway.store, customer.email);
   });
 
   const open = async (path: string, width: number): Promise<Page> => {
-    const tab = await openTab(browser, { width, height: 844 });
+    const tab = await openTab(world.browser, { width, height: 844 });
     tabs.push(tab);
     await signIn(tab, customer);
     tab.page.setDefaultTimeout(8_000);
-    await tab.page.goto(`${gateway.url}${path}`);
+    await tab.page.goto(`${world.gateway.url}${path}`);
     await tab.page.locator("#page:not([aria-busy])").waitFor();
     return tab.page;
   };

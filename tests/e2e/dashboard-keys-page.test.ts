@@ -1,15 +1,14 @@
 // The API keys page at 1280 and 390 px: the keys first, "Create key" opening the form, a bar of
 // what a key with a credit limit has used, and a quickstart (curl, the OpenAI and Anthropic SDKs,
 // Claude Code, Codex CLI, opencode, pi) with a Copy button each and the key just created filled in.
-import { afterAll, beforeAll, expect, setDefaultTimeout, test } from "bun:test";
-import type { Browser, Page } from "playwright-core";
+import { beforeAll, expect, setDefaultTimeout, test } from "bun:test";
+import type { Page } from "playwright-core";
 import { verifyEmail } from "../support/accounts.ts";
 import { hello, postChat } from "../support/chat.ts";
-import { providerEnv, startFakeUpstream, type FakeUpstream } from "../support/fake-upstream.ts";
 import { readJson } from "../support/http.ts";
 import { signUpUser, type Browser as SignedIn } from "../support/session.ts";
-import { startGateway, type TestGateway } from "../support/server.ts";
-import { describeInBrowser, launchChromium, openTab, screenshot, signIn, type Tab } from "./support/browser.ts";
+import { describeInBrowser, openTab, screenshot, signIn, type Tab } from "./support/browser.ts";
+import { useProviderDashboard } from "./support/dashboard-world.ts";
 import { layoutProblems } from "./support/layout.ts";
 
 setDefaultTimeout(60_000);
@@ -18,35 +17,25 @@ const SIZES = [{ name: "phone", width: 390, height: 844 }, { name: "desktop", wi
 const CLIENTS = ["curl", "OpenAI SDK for Python", "OpenAI SDK for JavaScript", "Anthropic SDK", "Claude Code", "Codex CLI", "opencode", "pi"];
 
 describeInBrowser("the API keys page", () => {
-  let upstream: FakeUpstream;
-  let gateway: TestGateway;
-  let browser: Browser;
+  const world = useProviderDashboard();
   let customer: SignedIn;
   const tabs: Tab[] = [];
 
   beforeAll(async () => {
-    upstream = startFakeUpstream();
-    gateway = await startGateway("sqlite", providerEnv(upstream));
-    browser = await launchChromium();
-    customer = await signUpUser(gateway.url);
-    await verifyEmail(gateway.store, customer.email);
+    customer = await signUpUser(world.gateway.url);
+    await verifyEmail(world.gateway.store, customer.email);
     const { key } = await readJson(await customer.send("POST", "/keys/generate", { name: "Production backend", creditLimitUsd: 0.00002 }));
-    expect((await postChat(gateway.url, key, hello("gpt-4.1-nano"))).status).toBe(200);
+    expect((await postChat(world.gateway.url, key, hello("gpt-4.1-nano"))).status).toBe(200);
     await customer.send("POST", "/keys/generate", { name: "Staging" });
-  });
-  afterAll(async () => {
-    await browser?.close();
-    await gateway?.stop();
-    await upstream?.stop();
   });
 
   const open = async (size: { width: number; height: number }): Promise<Page> => {
-    const tab = await openTab(browser, size);
+    const tab = await openTab(world.browser, size);
     tabs.push(tab);
     await tab.context.grantPermissions(["clipboard-read", "clipboard-write"]);
     await signIn(tab, customer);
     tab.page.setDefaultTimeout(8_000);
-    await tab.page.goto(`${gateway.url}/dashboard/keys`);
+    await tab.page.goto(`${world.gateway.url}/dashboard/keys`);
     await tab.page.locator("#page:not([aria-busy])").waitFor();
     return tab.page;
   };
@@ -88,7 +77,7 @@ describeInBrowser("the API keys page", () => {
     const snippets = await quickstart.locator("pre").allTextContents();
     expect(snippets).toHaveLength(CLIENTS.length);
     for (const snippet of snippets) expect(snippet).toContain(secret);
-    expect(snippets[0]).toContain(`curl ${gateway.url}/v1/chat/completions`);
+    expect(snippets[0]).toContain(`curl ${world.gateway.url}/v1/chat/completions`);
     await screenshot(page, "keys-page-quickstart-filled");
     await quickstart.getByRole("button", { name: "Copy the curl snippet" }).click();
     expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(snippets[0]!);

@@ -2,14 +2,13 @@
 // scrolled off the side), the switcher naming the organization and the role, the only owner told
 // why it cannot leave rather than offered a Leave that fails, and a member shown its own cap and
 // spend only.
-import { afterAll, beforeAll, expect, setDefaultTimeout, test } from "bun:test";
-import type { Browser, Page } from "playwright-core";
+import { beforeAll, expect, setDefaultTimeout, test } from "bun:test";
+import type { Page } from "playwright-core";
 import { verifyEmail } from "../support/accounts.ts";
-import { providerEnv, startFakeUpstream, type FakeUpstream } from "../support/fake-upstream.ts";
 import { readJson } from "../support/http.ts";
 import { signUpUser, type Browser as SignedIn } from "../support/session.ts";
-import { startGateway, type TestGateway } from "../support/server.ts";
-import { describeInBrowser, launchChromium, openTab, screenshot, signIn, type Tab } from "./support/browser.ts";
+import { describeInBrowser, openTab, screenshot, signIn, type Tab } from "./support/browser.ts";
+import { useProviderDashboard } from "./support/dashboard-world.ts";
 import { layoutProblems } from "./support/layout.ts";
 
 setDefaultTimeout(60_000);
@@ -18,37 +17,27 @@ const PHONE = { width: 390, height: 844 };
 const DESKTOP = { width: 1280, height: 800 };
 
 describeInBrowser("an organization on a phone: navigation, switcher, leaving", () => {
-  let upstream: FakeUpstream;
-  let gateway: TestGateway;
-  let browser: Browser;
+  const world = useProviderDashboard();
   let owner: SignedIn;
   let member: SignedIn;
   let orgId = "";
   const tabs: Tab[] = [];
 
   beforeAll(async () => {
-    upstream = startFakeUpstream();
-    gateway = await startGateway("sqlite", providerEnv(upstream));
-    browser = await launchChromium();
-    [owner, member] = await Promise.all([signUpUser(gateway.url), signUpUser(gateway.url)]);
-    await verifyEmail(gateway.store, owner.email);
-    await verifyEmail(gateway.store, member.email);
+    [owner, member] = await Promise.all([signUpUser(world.gateway.url), signUpUser(world.gateway.url)]);
+    await verifyEmail(world.gateway.store, owner.email);
+    await verifyEmail(world.gateway.store, member.email);
     ({ id: orgId } = await readJson(await owner.send("POST", "/orgs", { name: "Acme Robotics" })));
-    const memberId = (await gateway.store.findAccountByEmail(member.email))!.id;
-    await gateway.store.addMember({ orgId, userId: memberId, email: member.email, role: "member", actor: { userId: null, label: "test", ip: null }, now: Date.now() });
-  });
-  afterAll(async () => {
-    await browser?.close();
-    await gateway?.stop();
-    await upstream?.stop();
+    const memberId = (await world.gateway.store.findAccountByEmail(member.email))!.id;
+    await world.gateway.store.addMember({ orgId, userId: memberId, email: member.email, role: "member", actor: { userId: null, label: "test", ip: null }, now: Date.now() });
   });
 
   const open = async (who: SignedIn, path: string, size = PHONE): Promise<Page> => {
-    const tab = await openTab(browser, size);
+    const tab = await openTab(world.browser, size);
     tabs.push(tab);
     await signIn(tab, who);
     tab.page.setDefaultTimeout(8_000);
-    await tab.page.goto(`${gateway.url}${path}?org=${orgId}`);
+    await tab.page.goto(`${world.gateway.url}${path}?org=${orgId}`);
     await tab.page.locator("#page:not([aria-busy])").waitFor();
     await tab.page.locator(".account-menu summary").waitFor();
     return tab.page;
