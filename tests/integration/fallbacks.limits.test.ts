@@ -4,26 +4,17 @@
 // balance, the key its credit limit or hourly spend, or a member their daily cap; each success is charged once, at the
 // serving model's prices.
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { FALLBACK_CATALOG } from "../../src/core/catalog.ts";
 import { nanos, requestCost, type Nanos } from "../../src/core/money.ts";
 import type { NewKey } from "../../src/core/store.ts";
 import { fundedKey } from "../support/accounts.ts";
 import { postChat } from "../support/chat.ts";
 import { describeEachDialect } from "../support/databases.ts";
-import { providerEnv, startFakeUpstream } from "../support/fake-upstream.ts";
+import { CHEAP, DEAR, useFallbackProviders } from "../support/fallback-providers.ts";
 import { cappedMember } from "../support/member-cap.ts";
 import { startGateway, type TestGateway } from "../support/server.ts";
 import { waitFor } from "../support/wait.ts";
 
-const failing = startFakeUpstream();
-const answering = startFakeUpstream();
-afterAll(async () => {
-  await failing.stop();
-  await answering.stop();
-});
-
-const DEAR = FALLBACK_CATALOG.find((m) => m.id === "gpt-4.1")!;
-const CHEAP = FALLBACK_CATALOG.find((m) => m.id === "llama-4-scout")!;
+const { failing, answering, env: providers } = useFallbackProviders();
 const MAX_TOKENS = 400;
 const body = { models: [DEAR.id, CHEAP.id], messages: [{ role: "user", content: "hello" }], max_tokens: MAX_TOKENS };
 const BODY_BYTES = Buffer.byteLength(JSON.stringify(body));
@@ -38,7 +29,7 @@ describeEachDialect("fallbacks: limits hold for the request as a whole, across t
   let second: TestGateway;
   beforeAll(async () => {
     // The concurrency cap is lifted so that only the limit under test stands between requests.
-    const env = { ...providerEnv(answering), OPENAI_BASE_URL: failing.baseUrl, MAX_CONCURRENT_REQUESTS: "1000" };
+    const env = { ...providers, MAX_CONCURRENT_REQUESTS: "1000" };
     first = await startGateway(dialect, env);
     second = await startGateway(dialect, env, first.testDb);
     failing.behave({ status: 503 });

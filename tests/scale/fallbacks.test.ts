@@ -2,35 +2,26 @@
 // failing on a dear first model (its provider answers 503) and served by a cheap second: the one
 // reservation of each is the dear model's, so the balance admits exactly the requests whose dear
 // ceilings fit, whichever instance they reach; each is charged once, at the cheap model's prices.
-import { afterAll, expect, setDefaultTimeout, test } from "bun:test";
-import { FALLBACK_CATALOG } from "../../src/core/catalog.ts";
+import { expect, setDefaultTimeout, test } from "bun:test";
 import { estimatePromptTokens } from "../../src/core/chat/price.ts";
 import { nanos, requestCost } from "../../src/core/money.ts";
 import { fundedKey } from "../support/accounts.ts";
 import { expectBooksClosed } from "../support/books.ts";
 import { postChat } from "../support/chat.ts";
 import { describeOnPostgres } from "../support/databases.ts";
-import { providerEnv, startFakeUpstream } from "../support/fake-upstream.ts";
+import { CHEAP, DEAR, useFallbackProviders } from "../support/fallback-providers.ts";
 import { heldBurst } from "../support/hourly-burst.ts";
 import { useInstances } from "../support/instances.ts";
 
 setDefaultTimeout(30_000);
-const failing = startFakeUpstream();
-const answering = startFakeUpstream();
-afterAll(async () => {
-  await failing.stop();
-  await answering.stop();
-});
-
-const DEAR = FALLBACK_CATALOG.find((m) => m.id === "gpt-4.1")!;
-const CHEAP = FALLBACK_CATALOG.find((m) => m.id === "llama-4-scout")!;
+const { failing, answering, env: providers } = useFallbackProviders();
 const LARGE = 30_000; // heldBurst's fake answers with the whole of it used
 const body = { models: [DEAR.id, CHEAP.id], messages: [{ role: "user", content: "hello" }], max_tokens: LARGE };
 const HELD = requestCost(estimatePromptTokens(Buffer.byteLength(JSON.stringify(body)), 1), LARGE, DEAR);
 const CHARGED = requestCost(11, LARGE, CHEAP);
 
 describeOnPostgres("two instances, 20 fallbacks at once on a small balance", () => {
-  const cluster = useInstances("postgres", 2, { ...providerEnv(answering), OPENAI_BASE_URL: failing.baseUrl, MAX_CONCURRENT_REQUESTS: "1000" });
+  const cluster = useInstances("postgres", 2, { ...providers, MAX_CONCURRENT_REQUESTS: "1000" });
 
   test("exactly the dear reservations that fit are served, by the cheap model, and the books close", async () => {
     const { instances, books } = cluster();
