@@ -192,13 +192,14 @@ export const pipelineHandler =
   async ({ request, server }: { request: Request; server: PeerSource }): Promise<Response> => {
     const record = requestRecord(request);
     const peer = () => clientIp(request, server, deps.config.trustProxy);
-    const told = (error: AppError) => {
-      record.failed(error);
-      return door.renderError(error, record.id);
-    };
     try {
       return await serve(request, deps, leases, record, door, peer);
     } catch (error) {
+      // Made only for a failed request: a served one's path allocates nothing for its errors.
+      const told = (failure: AppError) => {
+        record.failed(failure);
+        return door.renderError(failure, record.id);
+      };
       // The client left while sending its body: nothing was admitted and its key need not be
       // looked up; the request line says it left, as for a client that leaves mid-stream.
       if (error instanceof BodyCutShort) {
