@@ -153,20 +153,29 @@ function groupCommit(client: SqliteClient, answer: (q: Query) => Row[]) {
     const outcomes: (() => void)[] = [];
     try {
       begin.run();
-      for (const item of batch) {
-        savepoint.run();
-        try {
-          const value = driveSync(item.work, answer);
-          outcomes.push(() => item.resolve(value));
-        } catch (error) {
-          rollbackTo.run();
-          outcomes.push(() => item.reject(error));
+      const [alone] = batch;
+      if (alone && batch.length === 1) {
+        // A transaction alone needs no savepoint (and no statement journal): when it fails, the
+        // batch's rollback below undoes it, and it alone is told.
+        const value = driveSync(alone.work, answer);
+        outcomes.push(() => alone.resolve(value));
+      } else {
+        for (const item of batch) {
+          savepoint.run();
+          try {
+            const value = driveSync(item.work, answer);
+            outcomes.push(() => item.resolve(value));
+          } catch (error) {
+            rollbackTo.run();
+            outcomes.push(() => item.reject(error));
+          }
+          release.run();
         }
-        release.run();
       }
       commit.run();
     } catch (error) {
-      // The batch as a whole failed (lock timeout, disk full, …): nothing of it was written.
+      // The batch as a whole failed (lock timeout, disk full, …), or its one transaction did:
+      // nothing of it was written.
       if (client.inTransaction) rollback.run();
       for (const item of batch) item.reject(error);
       return;
