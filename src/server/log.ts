@@ -36,13 +36,18 @@ const flushLines = () => {
   process.stderr.write(lines);
 };
 
+// How long a line may wait for others to share its write.
+const LINES_WAIT_MS = 20;
+
 /**
- * Writes to stderr the lines of one turn of the event loop together: under load that is one
- * system call for many requests instead of one each (it was the largest cost of the request
- * log). Lines still pending when the process exits are written synchronously then.
+ * Writes to stderr the lines of up to 20 ms together: that is one system call for many requests
+ * instead of one each, under load and for a client whose requests come one after another,
+ * where a write per request (it wakes the log's reader) was the largest cost of the request log
+ * and delayed the next request. Lines still pending when the process exits are written
+ * synchronously then.
  */
 function writeStderr(line: string): void {
-  if (pendingLines === "") setImmediate(flushLines);
+  if (pendingLines === "") setTimeout(flushLines, LINES_WAIT_MS).unref();
   pendingLines += line;
 }
 process.once("exit", () => {
