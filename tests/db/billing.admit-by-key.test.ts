@@ -1,6 +1,6 @@
-// The admission that finds the key (`BillingStore.admitByKey`): on Postgres the lookup and the
-// hold in one statement for a key that nothing but the balance and the concurrency limit could
-// refuse, and for any other key the lookup alone, leaving the decision to `reserve`.
+// The admission that finds the key (`BillingStore.admitByKey`): the lookup and the hold in one
+// step (Postgres: one statement, SQLite: one transaction) for a key that nothing but its account
+// could refuse, and for any other key the lookup alone, leaving the decision to `reserve`.
 import { beforeAll, expect, test } from "bun:test";
 import { hashKey } from "../../src/core/keys/secret.ts";
 import { parseUsd, type Nanos } from "../../src/core/money.ts";
@@ -32,8 +32,6 @@ describeEachDialect("admission that finds the key", (dialect) => {
     const audit = (await store.auditAccount(holder.account.id))!;
     return { reserved: audit.reserved as bigint, open: audit.openReservations };
   };
-  const admits = dialect === "postgres";
-
   test("finds the key and its account as findKeyByHash does, and an unknown key as null", async () => {
     const holder = await funded("1");
     const { found } = await admit(holder.secret);
@@ -42,14 +40,9 @@ describeEachDialect("admission that finds the key", (dialect) => {
     expect(await admit(UNKNOWN)).toEqual({ found: null, reservationId: null });
   });
 
-  test(`${admits ? "holds the reservation in the same step" : "holds nothing: reserve decides"} for a key without limits`, async () => {
+  test("holds the reservation in the same step for a key without limits", async () => {
     const holder = await funded("1");
     const { reservationId } = await admit(holder.secret, "0.25");
-    if (!admits) {
-      expect(reservationId).toBeNull();
-      expect(await held(holder)).toEqual({ reserved: 0n, open: 0 });
-      return;
-    }
     expect(reservationId).toEqual(expect.any(String));
     expect(await held(holder)).toEqual({ reserved: usd("0.25"), open: 1 });
     expect((await store.getAccount(holder.account.id))?.inflight).toBe(1);
@@ -82,11 +75,6 @@ describeEachDialect("admission that finds the key", (dialect) => {
     ["a key with a credit limit", () => funded("1", { creditLimit: usd("5") })],
     ["a key with a USD-per-hour limit", () => funded("1", { usdPerHour: usd("5") })],
     ["a key with a requests-per-hour limit", () => funded("1", { requestsPerHour: 100 })],
-    ["an account with a spend limit", async () => {
-      const holder = await funded("1");
-      await store.updateAccount(holder.account.id, { spendLimit: usd("5") });
-      return holder;
-    }],
     ["a balance short of the amount", () => funded("0.001")],
   ];
   test.each(refusals)("holds nothing for %s, and finds it for reserve to decide", async (_title, make) => {
@@ -97,14 +85,24 @@ describeEachDialect("admission that finds the key", (dialect) => {
     expect(await held(holder)).toEqual({ reserved: 0n, open: 0 });
   });
 
+  test("an account's spend limit: Postgres leaves it to reserve, SQLite's reserve holds within it in the same transaction", async () => {
+    const holder = await funded("1");
+    await store.updateAccount(holder.account.id, { spendLimit: usd("0.05") });
+    const within = await admit(holder.secret, "0.04");
+    expect(within.reservationId).toEqual(dialect === "sqlite" ? expect.any(String) : null);
+    const past = await admit(holder.secret, "0.04");
+    expect(past).toEqual({ found: await store.findKeyByHash(hashKey(holder.secret)), reservationId: null });
+    expect(await held(holder)).toEqual(dialect === "sqlite" ? { reserved: usd("0.04"), open: 1 } : { reserved: 0n, open: 0 });
+  });
+
   test("a key is usable up to its expiry instant and refused after it, as keyRefusal says", async () => {
     const expiresAt = Date.now() + 60_000;
     const holder = await funded("1", { expiresAt });
     const at = (now: number) => store.admitByKey(hashKey(holder.secret), { ...admission("0.01"), now });
     expect((await at(expiresAt + 1)).reservationId).toBeNull();
     expect(await held(holder)).toEqual({ reserved: 0n, open: 0 });
-    expect((await at(expiresAt)).reservationId).toEqual(admits ? expect.any(String) : null);
-    expect(await held(holder)).toEqual(admits ? { reserved: usd("0.01"), open: 1 } : { reserved: 0n, open: 0 });
+    expect((await at(expiresAt)).reservationId).toEqual(expect.any(String));
+    expect(await held(holder)).toEqual({ reserved: usd("0.01"), open: 1 });
   });
 
   test("holds nothing past the account's concurrency limit", async () => {
@@ -113,8 +111,8 @@ describeEachDialect("admission that finds the key", (dialect) => {
     const third = await admit(holder.secret, "0.01", 2);
     expect(third.reservationId).toBeNull();
     expect(third.found?.key.id).toBe(holder.key.id);
-    expect(await held(holder)).toEqual(admits ? { reserved: usd("0.02"), open: 2 } : { reserved: 0n, open: 0 });
-    expect(ids.every((id) => (admits ? typeof id === "string" : id === null))).toBe(true);
+    expect(await held(holder)).toEqual({ reserved: usd("0.02"), open: 2 });
+    expect(ids.every((id) => typeof id === "string")).toBe(true);
   });
 
   test("requests asked for at once (on Postgres, batched) each get their own outcome", async () => {
@@ -129,9 +127,10 @@ describeEachDialect("admission that finds the key", (dialect) => {
     expect(outcomes.slice(0, 2)).toEqual([{ found: null, reservationId: null }, { found: null, reservationId: null }]);
     expect(outcomes.slice(2, 4).map((o) => [o.found?.key.id, o.reservationId])).toEqual([[revoked.key.id, null], [revoked.key.id, null]]);
     const ids = outcomes.slice(4).map((o) => o.reservationId);
-    expect(new Set(ids).size).toBe(admits ? 18 : 1);
+    expect(new Set(ids).size).toBe(18);
+    expect(ids.every((id) => typeof id === "string")).toBe(true);
     expect(outcomes.slice(4).map((o) => o.found?.key.id)).toEqual(good.flatMap((h) => Array(6).fill(h.key.id)));
-    for (const holder of good) expect(await held(holder)).toEqual(admits ? { reserved: usd("0.3"), open: 6 } : { reserved: 0n, open: 0 });
+    for (const holder of good) expect(await held(holder)).toEqual({ reserved: usd("0.3"), open: 6 });
     expect(await held(revoked)).toEqual({ reserved: 0n, open: 0 });
   });
 });

@@ -67,10 +67,11 @@ export interface Refusal {
 export interface BillingStore {
   /**
    * Finds the API key by its hash and, where the store can, admits in the same round trip
-   * (Postgres: one statement): only when the key may be used (`keyRefusal`), neither it nor its
-   * account has limits of its own, and the balance and the concurrency limit have room. In
-   * every other case nothing is held, and the caller authenticates what was found and asks
-   * `reserve`, which decides and words any refusal.
+   * (Postgres: one statement, when neither the key nor its account has limits of its own;
+   * SQLite: one transaction, when the key has none): only when the key may be used
+   * (`keyRefusal`) and the balance and the limits have room. In every other case nothing is
+   * held, and the caller authenticates what was found and asks `reserve`, which decides and
+   * words any refusal.
    */
   admitByKey(keyHash: string, admission: Admission): Promise<KeyAdmission>;
   /**

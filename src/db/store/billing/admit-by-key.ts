@@ -4,10 +4,10 @@ import type { Admission, BillingStore, KeyAdmission } from "../../../core/store.
 import { batched } from "../../batched.ts";
 import type { Database } from "../../database.ts";
 import { rows, type Work } from "../../sql.ts";
-import { findKeysByHash, found, KEY_WITH_HOLDER, keyLookup } from "../keys/lookup.ts";
+import { findKeyByHash, findKeysByHash, found, KEY_WITH_HOLDER } from "../keys/lookup.ts";
 import { admitMany } from "./admit-batch.ts";
 import { ASYNC_COMMIT } from "./async-commit.ts";
-import { hasKeyLimits } from "./reserve.ts";
+import { hasKeyLimits, reserve } from "./reserve.ts";
 
 /**
  * Postgres, one request alone: the key found by its hash and, when `keyRefusal` would let it
@@ -70,12 +70,23 @@ function* admitBatch(items: Asked[]): Work<KeyAdmission[]> {
 // pool's other connections to settlements and the rest.
 const BATCH = { max: 200, inFlight: 4 };
 
-/** `BillingStore.admitByKey`. On SQLite the lookup alone: `reserve` then decides, in the same process and as fast. */
+/**
+ * SQLite: the key found and, when only its account can refuse it (`keyRefusal` lets it through,
+ * it has no limits and no allowlists), held in the same transaction by `reserve`'s own
+ * decision. A refusal holds nothing and is left to the caller's `reserve`, which words it. One
+ * transaction rather than a lookup and then one: a request alone pays its locks and its turn of
+ * the event loop once.
+ */
+function* admitInOne(keyHash: string, admission: Admission): Work<KeyAdmission> {
+  const found = yield* findKeyByHash(keyHash);
+  if (!found || keyRefusal(found, admission.now) || hasKeyLimits(found.key) || isRestricted(found.key)) return { found, reservationId: null };
+  const outcome = yield* reserve("sqlite", { ...admission, account: found.account, key: found.key });
+  return { found, reservationId: outcome.ok ? outcome.reservationId : null };
+}
+
+/** `BillingStore.admitByKey`: in one transaction on SQLite (`admitInOne`), in one statement for a request alone on Postgres. */
 export function admitByKey(db: Database): BillingStore["admitByKey"] {
-  if (db.dialect === "sqlite") {
-    const lookup = keyLookup(db);
-    return async (keyHash) => ({ found: await lookup(keyHash), reservationId: null });
-  }
+  if (db.dialect === "sqlite") return (keyHash, admission) => db.transaction(admitInOne(keyHash, admission));
   const admit = batched((items: Asked[]) => db.run(admitBatch(items)), BATCH);
   return (keyHash, admission) => admit({ keyHash, admission });
 }

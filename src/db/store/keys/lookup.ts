@@ -27,7 +27,7 @@ export function found(row: Row | undefined): Found {
   return { key, account: { id: key.accountId, bannedAt: intOrNull(row.banned_at), deletedAt: intOrNull(row.deleted_at) } };
 }
 
-function* findKeyByHash(hash: string): Work<Found> {
+export function* findKeyByHash(hash: string): Work<Found> {
   return found((yield* rows(BY_HASH, hash))[0]);
 }
 
