@@ -2,16 +2,34 @@
 import type { Model } from "../catalog.ts";
 
 const ascii = (text: string) => new TextEncoder().encode(text);
-const OBJECT_CHUNK = ascii('"object":"chat.completion.chunk"');
-const CHOICES = ascii('"choices":[{');
-const FINISH = ascii('"finish_reason"');
+
+/**
+ * What `chunkAsIs` searches a read for, and where it was found last: searching from `from`, at
+ * `at` (-1: nowhere after `from`). The events of a read are searched in order, so that answer
+ * holds for any later start up to `at`. Without it a needle that most events lack (`"usage"`,
+ * a backslash) was searched for to the end of the read once per event: for a read of n events,
+ * n times the read's length.
+ */
+interface Needle {
+  readonly bytes: Uint8Array | number;
+  readonly length: number;
+  from: number;
+  at: number;
+}
+const needle = (bytes: Uint8Array | number): Needle =>
+  ({ bytes, length: typeof bytes === "number" ? 1 : bytes.length, from: Number.POSITIVE_INFINITY, at: -1 });
+const OBJECT_CHUNK = needle(ascii('"object":"chat.completion.chunk"'));
+const CHOICES = needle(ascii('"choices":[{'));
+const FINISH = needle(ascii('"finish_reason"'));
+const USAGE = needle(ascii('"usage"'));
+const MODEL = needle(ascii('"model":"'));
+const [QUOTE, BACKSLASH] = [needle(34), needle(92)];
+const NEEDLES = [OBJECT_CHUNK, CHOICES, FINISH, USAGE, MODEL, QUOTE, BACKSLASH];
 const NULL_AFTER = ascii(":null");
-const USAGE = ascii('"usage"');
 const NULL_USAGE = ascii(',"usage":null');
-const MODEL = ascii('"model":"');
 const DATA = ascii("data: ");
 const EVENT_END = ascii("\n\n");
-const [QUOTE, BACKSLASH, LF, OPEN_BRACE] = [34, 92, 10, 123];
+const [LF, OPEN_BRACE] = [10, 123];
 
 // The public ID as it sits between quotes in JSON, per model ID (the catalog's few).
 const idBytes = new Map<string, Uint8Array>();
@@ -105,10 +123,13 @@ class Splice {
 
 const splice = new Splice();
 
-/** Where `needle` first is in `read` from `from` on, before `end`; -1 when it is not. */
-function find(read: Uint8Array, needle: Uint8Array | number, from: number, end: number): number {
-  const at = searchBytes.call(read, needle, from);
-  return at < end ? at : -1;
+/** Where `needle` first is in `read` from `from` on, before `end`; -1 when it is not. Within one read, `from` only grows (see `Needle`). */
+function find(read: Uint8Array, needle: Needle, from: number, end: number): number {
+  if (from < needle.from || (needle.at >= 0 && needle.at < from)) {
+    needle.at = searchBytes.call(read, needle.bytes, from);
+    needle.from = from;
+  }
+  return needle.at >= 0 && needle.at < end ? needle.at : -1;
 }
 
 /**
@@ -168,6 +189,7 @@ export interface AsIs {
  */
 export function relayedReadAsIs(read: Uint8Array, model: Model, from = 0): AsIs {
   splice.clear();
+  for (const n of NEEDLES) n.from = Number.POSITIVE_INFINITY;
   let events = 0;
   let at = from;
   while (at < read.length) {

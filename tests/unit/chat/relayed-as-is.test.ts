@@ -81,6 +81,23 @@ describe("relayedReadAsIs: a read of whole events passed on as bytes", () => {
     expect(asIs(read(middle("short")))).toEqual({ text: events(relayedAsIs(middle("short"), gpt41) as string), events: 1, whole: true });
   });
 
+  test("judges each event of a read on its own, whatever the events before and after it hold", () => {
+    // A read is searched once per needle, not once per event (`Needle`): events that lack a key
+    // sit between events that have it, and a backslash or a usage comes only later in the read.
+    const withoutNullUsage = (content: string) => middle(content).replace(',"usage":null', "");
+    const quoted = middle('say \\"hi\\"');
+    const passed = [withoutNullUsage("a"), middle("b"), quoted, withoutNullUsage("c"), withoutNullUsage("d"), middle("e")];
+    const escapedModel = middle("f").replace("gpt-4.1-2025", 'gpt\\"4');
+    const withUsage = withoutNullUsage("g").replace("]}", '],"usage":{"prompt_tokens":1}}');
+    for (const stop of [escapedModel, withUsage]) {
+      expect(asIs(read(...passed, stop, middle("h")))).toEqual({
+        text: events(...passed.map((p) => relayedAsIs(p, gpt41) as string)), events: passed.length, whole: false,
+      });
+    }
+    expect(passed.every((p) => relayedAsIs(p, gpt41) !== null)).toBe(true);
+    expect(asIs(read(...passed)).events).toBe(passed.length);
+  });
+
   test("a read larger than the buffer keeps gets bytes of its own, and the buffer stays at its size", () => {
     const huge = Array.from({ length: 1000 }, (_, i) => middle(`part ${i}`));
     const out = relayedReadAsIs(read(...huge), gpt41);
