@@ -19,7 +19,7 @@ async function once(n: 20 | 200, fast: boolean) {
   let out = 0;
   for await (const read of sseReads(body, 1 << 20)) {
     const asIs = fast && read.bytes ? relayedReadAsIs(read.bytes, model) : null;
-    if (asIs?.whole) {
+    if (asIs && asIs.end === read.bytes?.length) {
       out += asIs.bytes.length;
       continue;
     }

@@ -82,6 +82,15 @@ describe("sseReads", () => {
     ]);
   });
 
+  test("decodes a whole read's events from the byte where one begins, as its events from there", async () => {
+    const payloads = ['{"a":"ünï"}', '{"b":"🎉"}', "[DONE]"];
+    const text = payloads.map((p) => `data: ${p}\n\n`).join("");
+    const [read] = await Array.fromAsync(sseReads(body(text), 100));
+    if (!read?.bytes) throw new Error("a read of whole events has its bytes");
+    const starts = [0, ...payloads.slice(0, -1).map((_, i) => encoder.encode(payloads.slice(0, i + 1).map((p) => `data: ${p}\n\n`).join("")).length)];
+    expect(starts.map((at) => read.eventsFrom(at))).toEqual([payloads, payloads.slice(1), payloads.slice(2)]);
+  });
+
   test.each([
     ["a carriage return", 'data: {"a":1}\r\n\r\n'],
     ["no blank line at its end", 'data: {"a":1}\n'],

@@ -33,13 +33,22 @@ export interface ChatProvider {
   stream(call: ProviderCall): Promise<AsyncIterable<StreamRead>>;
 }
 
-/** What one read of a provider's stream brought. */
-export interface StreamRead {
+/** What one read of a provider's stream brought: its events, with their bytes when it was whole events and nothing else. */
+export type StreamRead = EventsRead | WholeEventsRead;
+
+interface EventsRead {
   /** The `data:` payloads of the events the read completed, in order. */
   readonly events: readonly string[];
-  /**
-   * The read's bytes, when they were whole events and nothing else: a relay may pass them on
-   * (rewritten) without decoding them, and `events` is then only read when it cannot.
-   */
-  readonly bytes?: Uint8Array;
+  readonly bytes?: undefined;
+}
+
+/**
+ * A read that was whole events and nothing else: a relay may pass its bytes on (rewritten)
+ * without decoding them, and decodes only what it cannot pass on.
+ */
+export interface WholeEventsRead {
+  readonly events: readonly string[];
+  readonly bytes: Uint8Array;
+  /** The payloads of the events from byte `at` (where one begins) to the read's end; those before it are not decoded. */
+  eventsFrom(at: number): readonly string[];
 }

@@ -138,14 +138,14 @@ class Relaying {
 }
 
 /**
- * Passes on the events of a read of whole events' bytes from byte `from` (after the `done`
- * events before it) for as long as `relayedReadAsIs` can, without decoding them. Answers how
- * many of the read's events are left to parse from its start, or -1 when none is.
+ * Passes on the events of a read of whole events' bytes from byte `from` for as long as
+ * `relayedReadAsIs` can, without decoding them. Answers the byte where the events left to parse
+ * begin, or -1 when none is.
  */
-function passAsIs(bytes: Uint8Array, from: number, done: number, sink: StreamSink, model: Model): number {
+function passAsIs(bytes: Uint8Array, from: number, sink: StreamSink, model: Model): number {
   const asIs = relayedReadAsIs(bytes, model, from);
   if (asIs.events > 0) sink.emitBytes(asIs.bytes);
-  return asIs.whole ? -1 : done + asIs.events;
+  return asIs.end === bytes.length ? -1 : asIs.end;
 }
 
 /**
@@ -157,8 +157,8 @@ async function passFirstRead(state: Relaying, bytes: Uint8Array, sink: StreamSin
   const lead = leadingEvent(bytes);
   if (!lead) return 0;
   if (state.take(lead.data)) await sink.flush();
-  if (state.firstSent && !state.finished) return passAsIs(bytes, lead.end, 1, sink, model);
-  return lead.end === bytes.length ? -1 : 1;
+  if (state.firstSent && !state.finished) return passAsIs(bytes, lead.end, sink, model);
+  return lead.end === bytes.length ? -1 : lead.end;
 }
 
 /**
@@ -175,12 +175,12 @@ export async function relayStream(relay: Relay, sink: StreamSink): Promise<void>
   try {
     for await (const read of relay.events) {
       // The events of one read go to the client together (those before a bad one too): first
-      // those passed on as they came, then the rest, parsed.
+      // those passed on as they came, then the rest, parsed (only they are decoded).
       try {
         const bytes = state.rewriting ? undefined : read.bytes;
-        const parsedFrom = !bytes ? 0 : state.firstSent ? passAsIs(bytes, 0, 0, sink, model) : await passFirstRead(state, bytes, sink, model);
-        if (parsedFrom < 0 || state.finished) continue;
-        for (const data of parsedFrom > 0 ? read.events.slice(parsedFrom) : read.events) {
+        const parseFrom = !bytes ? 0 : state.firstSent ? passAsIs(bytes, 0, sink, model) : await passFirstRead(state, bytes, sink, model);
+        if (parseFrom < 0 || state.finished) continue;
+        for (const data of parseFrom > 0 && read.bytes ? read.eventsFrom(parseFrom) : read.events) {
           if (state.take(data)) await sink.flush();
           if (state.finished) break;
         }

@@ -170,13 +170,13 @@ function chunkAsIs(read: Uint8Array, start: number, end: number, model: Model): 
   return true;
 }
 
-/** The events that `relayedReadAsIs` passed on from where it was asked to start: their bytes, and how many. */
+/** The events that `relayedReadAsIs` passed on from where it was asked to start: their bytes, how many, and where they end. */
 export interface AsIs {
   /** Lent: the next call of `relayedReadAsIs` (or `relayedAsIs`) overwrites them, so they are written or copied before it. */
   bytes: Uint8Array;
   events: number;
-  /** They are the rest of the read. */
-  whole: boolean;
+  /** The byte of the read where the events it could not pass on begin: the read's length when it passed on them all. */
+  end: number;
 }
 
 /**
@@ -206,7 +206,7 @@ export function relayedReadAsIs(read: Uint8Array, model: Model, from = 0): AsIs 
     events++;
     at = end + EVENT_END.length;
   }
-  return { bytes: splice.of(read), events, whole: at === read.length };
+  return { bytes: splice.of(read), events, end: at };
 }
 
 /** Where the event at `at` ends (before its blank line) when it is one `data: ` line holding a JSON object (so not `[DONE]`); else -1. */
@@ -233,6 +233,7 @@ const decoder = new TextDecoder();
 
 /** One event's `data:` payload as the client gets it (see `relayedReadAsIs`), or null when it needs `readChunk`. */
 export function relayedAsIs(data: string, model: Model): string | null {
-  const asIs = relayedReadAsIs(encoder.encode(`data: ${data}\n\n`), model);
-  return asIs.whole ? decoder.decode(asIs.bytes.subarray(DATA.length, asIs.bytes.length - EVENT_END.length)) : null;
+  const read = encoder.encode(`data: ${data}\n\n`);
+  const asIs = relayedReadAsIs(read, model);
+  return asIs.end === read.length ? decoder.decode(asIs.bytes.subarray(DATA.length, asIs.bytes.length - EVENT_END.length)) : null;
 }

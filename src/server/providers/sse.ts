@@ -1,5 +1,5 @@
 import { concatBytes } from "../../core/bytes.ts";
-import type { StreamRead } from "../../core/chat/provider.ts";
+import type { StreamRead, WholeEventsRead } from "../../core/chat/provider.ts";
 
 const CR = 13;
 const LF = 10;
@@ -19,8 +19,13 @@ class EventParser {
 
   /** The data of the events that `bytes` completes; each event's data lines joined, comments and other fields skipped. */
   feed(bytes: Uint8Array): string[] {
+    return this.feedText(this.decoder.decode(bytes, { stream: true }));
+  }
+
+  /** The same for text already decoded. */
+  feedText(text: string): string[] {
     const events: string[] = [];
-    const buffered = this.buffered + this.decoder.decode(bytes, { stream: true });
+    const buffered = this.buffered + text;
     // Lines are read in place and the buffer cut once per piece, not once per line.
     let start = 0;
     let newline: number;
@@ -47,11 +52,15 @@ class EventParser {
   }
 }
 
+// Buffer's UTF-8 decoding of a range, borrowed for a plain Uint8Array: no view of the read is made (see relayed-as-is.ts).
+const utf8Slice = Buffer.prototype.utf8Slice as (this: Uint8Array, start: number, end: number) => string;
+
 /**
  * A read's whole events (from where an event began to the end of the last one it completed):
- * their bytes can be relayed as they are, and the events are only decoded if someone asks.
+ * their bytes can be relayed as they are, and the events are only decoded if someone asks, from
+ * where they ask.
  */
-class WholeRead implements StreamRead {
+export class WholeRead implements WholeEventsRead {
   private parsed: string[] | null = null;
 
   constructor(readonly bytes: Uint8Array) {}
@@ -59,6 +68,10 @@ class WholeRead implements StreamRead {
   get events(): string[] {
     this.parsed ??= new EventParser().feed(this.bytes);
     return this.parsed;
+  }
+
+  eventsFrom(at: number): readonly string[] {
+    return at === 0 ? this.events : new EventParser().feedText(utf8Slice.call(this.bytes, at, this.bytes.length));
   }
 }
 

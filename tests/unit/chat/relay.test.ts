@@ -5,7 +5,7 @@ import type { StreamRead } from "../../../src/core/chat/provider.ts";
 import { relayStream } from "../../../src/core/chat/relay.ts";
 import { AppError } from "../../../src/core/errors.ts";
 import { nanos } from "../../../src/core/money.ts";
-import { sseReads } from "../../../src/server/providers/sse.ts";
+import { sseReads, WholeRead } from "../../../src/server/providers/sse.ts";
 import { readdirSync, readFileSync } from "node:fs";
 import { billingPorts, FakeObserver, FakeSink, held, model } from "./fakes.ts";
 
@@ -356,7 +356,7 @@ describe("relayStream to a door that rewrites every chunk", () => {
       const reads = async function* (): AsyncIterable<StreamRead> {
         // Whole events with their bytes: a chat client would get these passed on as they came.
         for (const events of [[upstream(text("Hel"))], [upstream(text("lo")), upstream(text("!"))], [upstream(stop()), usageOnly(12, 2)], ["[DONE]"]]) {
-          yield { events, bytes: new TextEncoder().encode(events.map((e) => `data: ${e}\n\n`).join("")) };
+          yield new WholeRead(new TextEncoder().encode(events.map((e) => `data: ${e}\n\n`).join("")));
         }
       };
       await relayStream({ events: reads(), model: model("gpt-4.1"), billing, log: ports.log, observer, chargeWhenGone: false, usageChunk }, door);
