@@ -145,6 +145,14 @@ function groupCommit(client: SqliteClient, answer: (q: Query) => Row[]) {
   const [begin, commit, rollback] = [statement("BEGIN IMMEDIATE"), statement("COMMIT"), statement("ROLLBACK")];
   const [savepoint, release, rollbackTo] = [statement("SAVEPOINT one"), statement("RELEASE one"), statement("ROLLBACK TO one")];
   let pending: Pending[] = [];
+  // A closed database throws for `inTransaction` too: each transaction is told the batch's own error.
+  const rollbackIfOpen = () => {
+    try {
+      if (client.inTransaction) rollback.run();
+    } catch {
+      // closed: there is nothing to roll back
+    }
+  };
 
   const flush = () => {
     const batch = pending;
@@ -176,7 +184,7 @@ function groupCommit(client: SqliteClient, answer: (q: Query) => Row[]) {
     } catch (error) {
       // The batch as a whole failed (lock timeout, disk full, …), or its one transaction did:
       // nothing of it was written.
-      if (client.inTransaction) rollback.run();
+      rollbackIfOpen();
       for (const item of batch) item.reject(error);
       return;
     }

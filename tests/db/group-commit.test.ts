@@ -53,3 +53,12 @@ test("a transaction that breaks a constraint alone leaves the connection ready f
   expect(await db.transaction(note("alone-3"))).toBe("alone-3");
   expect(await notes()).toEqual(["alone-2", "alone-3", "together-1", "together-3"]);
 });
+
+test("on a closed database each transaction is told the database's error, alone or together", async () => {
+  const closed = openDatabase(`sqlite:${join(dir, "closed.db")}`);
+  await closed.run(exec("CREATE TABLE notes (id TEXT PRIMARY KEY, body TEXT NOT NULL)"));
+  await closed.close();
+  await expect(closed.transaction(note("alone"))).rejects.toThrow(/closed database/);
+  const together = await Promise.allSettled([closed.transaction(note("one")), closed.transaction(note("two"))]);
+  expect(together.map((o) => o.status)).toEqual(["rejected", "rejected"]);
+});
