@@ -123,7 +123,7 @@ class Splice {
 
 const splice = new Splice();
 
-/** Where `needle` first is in `read` from `from` on, before `end`; -1 when it is not. Within one read, `from` only grows (see `Needle`). */
+/** Where `needle` first is in `read` from `from` on, before `end`; -1 when it is not. Searches again only when what `needle` remembers cannot answer. */
 function find(read: Uint8Array, needle: Needle, from: number, end: number): number {
   if (from < needle.from || (needle.at >= 0 && needle.at < from)) {
     needle.at = searchBytes.call(read, needle.bytes, from);
