@@ -6,7 +6,15 @@ import type { Page } from "playwright-core";
  * box, and any money (`.num`) or status (`.badge`) cell outside its table's box or the viewport,
  * or not shown at all. Vertical scrolling inside a box is fine; sideways hiding is not.
  */
-export const layoutProblems = (page: Page) => page.evaluate(() => {
+export const layoutProblems = async (page: Page) => {
+  // A table drawn afresh is fitted to its box by a ResizeObserver, whose callback runs after the
+  // next layout and before that frame is painted: measured before it, a table a phone shows
+  // stacked can still be found wide. Two frames on, every observer of the last change has run.
+  await page.evaluate(() => new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done))));
+  return measuredProblems(page);
+};
+
+const measuredProblems = (page: Page) => page.evaluate(() => {
   const problems: string[] = [];
   const viewport = document.documentElement.clientWidth;
   const name = (el: Element) => `${el.tagName.toLowerCase()}${el.className ? `.${String(el.className).split(" ").join(".")}` : ""} "${(el.textContent ?? "").trim().slice(0, 40)}"`;
