@@ -159,20 +159,20 @@ function groupCommit(client: SqliteClient, answer: (q: Query) => Row[]) {
     pending = [];
     if (batch.length === 0) return;
     const outcomes: (() => void)[] = [];
+    const run = (item: Pending) => {
+      const value = driveSync(item.work, answer);
+      outcomes.push(() => item.resolve(value));
+    };
     try {
       begin.run();
-      const [alone] = batch;
-      if (alone && batch.length === 1) {
-        // A transaction alone needs no savepoint (and no statement journal): when it fails, the
-        // batch's rollback below undoes it, and it alone is told.
-        const value = driveSync(alone.work, answer);
-        outcomes.push(() => alone.resolve(value));
-      } else {
+      // A transaction alone needs no savepoint (and no statement journal): when it fails, the
+      // batch's rollback below undoes it, and it alone is told.
+      if (batch.length === 1) run(batch[0] as Pending);
+      else {
         for (const item of batch) {
           savepoint.run();
           try {
-            const value = driveSync(item.work, answer);
-            outcomes.push(() => item.resolve(value));
+            run(item);
           } catch (error) {
             rollbackTo.run();
             outcomes.push(() => item.reject(error));

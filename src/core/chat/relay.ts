@@ -180,7 +180,7 @@ export async function relayStream(relay: Relay, sink: StreamSink): Promise<void>
         const bytes = state.rewriting ? undefined : read.bytes;
         const parseFrom = !bytes ? 0 : state.firstSent ? passAsIs(bytes, 0, sink, model) : await passFirstRead(state, bytes, sink, model);
         if (parseFrom < 0 || state.finished) continue;
-        for (const data of parseFrom > 0 && read.bytes ? read.eventsFrom(parseFrom) : read.events) {
+        for (const data of read.bytes ? read.eventsFrom(parseFrom) : read.events) {
           if (state.take(data)) await sink.flush();
           if (state.finished) break;
         }
