@@ -50,6 +50,8 @@ export class ResponseEvents extends RewritingSink {
   private readonly calls = new Map<number, OpenItem>();
   private text: OpenItem | null = null;
   private reasoning: OpenItem | null = null;
+  /** The terminal event (`response.completed` or `.incomplete`), sent at `done`. */
+  private terminal: { type: string; fields: Fields } | null = null;
 
   constructor(
     sink: StreamSink,
@@ -93,11 +95,23 @@ export class ResponseEvents extends RewritingSink {
     else this.send(String(type), fields);
   }
 
-  /** The last event, once the response is kept where the client asked for that (`keep`), so that a next turn finds it. */
+  /**
+   * The last event waits for the relay's `[DONE]`: a client (Codex) ends its turn on it, so the
+   * charge is written by then, and a charge that could not be written ends the stream as
+   * `response.failed` instead.
+   */
   private finish(type: string, fields: Fields): void {
+    this.terminal = { type, fields };
+  }
+
+  /** The charge is written: the last event, once the response is kept where the client asked for that (`keep`), so that a next turn finds it. */
+  protected override done(): void {
+    const terminal = this.terminal;
+    this.terminal = null;
+    if (!terminal) return;
     const keep = this.stream.keep;
-    if (!keep) return this.send(type, fields);
-    this.hold(keep(fields.response as Fields & { id: string }), () => this.send(type, fields));
+    if (!keep) return this.send(terminal.type, terminal.fields);
+    this.hold(keep(terminal.fields.response as Fields & { id: string }), () => this.send(terminal.type, terminal.fields));
   }
 
   private started(chunk: Fields): void {
@@ -183,6 +197,7 @@ export class ResponseEvents extends RewritingSink {
 
   /** The relay's error event (the provider failed, or the charge could not be written) as `response.failed`. */
   private failed(error: Fields): void {
+    this.terminal = null;
     const head = this.head ?? { id: this.stream.id, created_at: Math.floor(this.stream.now() / 1000), model: this.model };
     const output = this.items.map((item) => this.itemOf(item, "incomplete"));
     const failure = { code: error.code === "503" ? "server_error" : "upstream_error", message: String(error.message ?? "") };

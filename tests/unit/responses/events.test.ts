@@ -47,6 +47,7 @@ test("native events pass renumbered, with the gateway's id and the public model,
   const native = (event: object, extra: object = {}) => data({ choices: [{ index: 0, delta: {} }], event, ...extra });
   writer.emit(native({ type: "response.created", sequence_number: 40, response: { id: "resp_x", created_at: 1, model: "gpt-4.1-2025-04-14", usage: null } }));
   writer.emit(native({ type: "response.completed", sequence_number: 41, response: { id: "resp_x", created_at: 1, model: "gpt-4.1-2025-04-14", usage: { input_tokens: 3 } } }, { usage: wire }));
+  writer.emit("data: [DONE]\n\n");
   expect(events()).toEqual([
     { type: "response.created", sequence_number: 0, response: { id: "resp_gw", created_at: 1, model: "gpt-4.1", usage: null, store: false, previous_response_id: null } },
     { type: "response.completed", sequence_number: 1, response: { id: "resp_gw", created_at: 1, model: "gpt-4.1", store: false, previous_response_id: null, usage: { input_tokens: 3, input_tokens_details: { cached_tokens: 0 }, output_tokens: 2, output_tokens_details: { reasoning_tokens: 0 }, total_tokens: 5, cost_usd: "0.000001680" } } },
@@ -75,7 +76,7 @@ test("with a keeper, the last event waits until the Response is kept, and the Re
     return keeping;
   };
   const writer = new ResponseEvents(sink, { ...request, store: true }, { id: "resp_k", model: "deepseek-v3.2", native: false, now: () => 0, seal: NO_SEAL, keep });
-  writer.emit(data(chunk({ content: "Hi" })) + data(chunk({}, "stop", { usage: wire })));
+  writer.emit(data(chunk({ content: "Hi" })) + data(chunk({}, "stop", { usage: wire })) + "data: [DONE]\n\n");
   const finished = writer.finished();
   expect(events().map((e) => e.type).at(-1)).toBe("response.output_item.done");
   done();
@@ -84,4 +85,21 @@ test("with a keeper, the last event waits until the Response is kept, and the Re
   expect(last.type).toBe("response.completed");
   expect(last.response).toEqual(kept!);
   expect(last.response).toMatchObject({ id: "resp_k", store: true, previous_response_id: null });
+});
+
+test("the terminal event waits for the relay's [DONE] (the charge written), and a charge that fails ends the stream as response.failed alone", () => {
+  const charged = capture();
+  const writer = new ResponseEvents(charged.sink, request, { id: "resp_1", model: "deepseek-v3.2", native: false, now: () => 0, seal: NO_SEAL });
+  writer.emit(data(chunk({ content: "Hi" })) + data(chunk({}, "stop", { usage: wire })));
+  expect(charged.events().map((e) => e.type).at(-1)).toBe("response.output_item.done");
+  writer.emit("data: [DONE]\n\n");
+  expect(charged.events().map((e) => e.type).at(-1)).toBe("response.completed");
+
+  const unwritten = capture();
+  const failing = new ResponseEvents(unwritten.sink, request, { id: "resp_2", model: "deepseek-v3.2", native: false, now: () => 0, seal: NO_SEAL });
+  failing.emit(data(chunk({ content: "Hi" })) + data(chunk({}, "stop", { usage: wire })));
+  failing.emit(data({ error: { message: "The service is temporarily unavailable; this request will not be charged", type: "unavailable", code: "503" } }));
+  const types = unwritten.events().map((e) => e.type);
+  expect(types).not.toContain("response.completed");
+  expect(unwritten.events().at(-1)).toMatchObject({ type: "response.failed", response: { status: "failed", error: { code: "server_error" } } });
 });
