@@ -1,6 +1,7 @@
 // SQLite's transactions with group commit (src/db/database.ts): the transactions asked for in one
 // turn of the event loop share a commit, each in a savepoint of its own; one asked for alone runs
-// without one. Either way a transaction that fails is undone alone and told its own error.
+// without one, and at once while the turn before was quiet. Either way a transaction that fails
+// is undone alone and told its own error.
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -61,4 +62,35 @@ test("on a closed database each transaction is told the database's error, alone 
   await expect(closed.transaction(note("alone"))).rejects.toThrow(/closed database/);
   const together = await Promise.allSettled([closed.transaction(note("one")), closed.transaction(note("two"))]);
   expect(together.map((o) => o.status)).toEqual(["rejected", "rejected"]);
+});
+
+/** Writes a note, recording in `ran` when its work ran. */
+function* marked(id: string, ran: string[]): Work<string> {
+  ran.push(id);
+  return yield* note(id);
+}
+
+const turnEnd = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+test("while turns are quiet the first transaction of a turn runs at once; after a busy turn the next one waits for its turn's end", async () => {
+  await turnEnd();
+  await turnEnd();
+  const ran: string[] = [];
+  const alone = db.transaction(marked("quiet-1", ran));
+  expect(ran).toEqual(["quiet-1"]);
+  await alone;
+  await turnEnd();
+  // A busy turn: its first at once, the others together at its end.
+  const busy = [db.transaction(marked("busy-1", ran)), db.transaction(marked("busy-2", ran)), db.transaction(marked("busy-3", ran))];
+  expect(ran).toEqual(["quiet-1", "busy-1"]);
+  expect(await Promise.all(busy)).toEqual(["busy-1", "busy-2", "busy-3"]);
+  // The turn after it waits from its first, and being quiet, makes the next run at once again.
+  const after = db.transaction(marked("after-busy", ran));
+  expect(ran).toEqual(["quiet-1", "busy-1", "busy-2", "busy-3"]);
+  await after;
+  await turnEnd();
+  const again = db.transaction(marked("quiet-2", ran));
+  expect(ran.at(-1)).toBe("quiet-2");
+  await again;
+  expect(await notes()).toEqual(expect.arrayContaining(["quiet-1", "busy-1", "busy-2", "busy-3", "after-busy", "quiet-2"]));
 });
