@@ -72,6 +72,8 @@ export async function readUpstreamJson(response: Response): Promise<unknown> {
   }
 }
 
+const abort = (controller: AbortController) => controller.abort();
+
 const isTimeout = (signal: AbortSignal) => (signal.reason as Error | undefined)?.name === "TimeoutError";
 
 /**
@@ -138,12 +140,14 @@ class Exchange implements AttemptExchange {
   /**
    * Ends the exchange: the timer stops and the client's leaving no longer matters. An answer
    * read to its end leaves nothing to let go; one given up (`read` false) is aborted, so that
-   * its connection is closed. (Aborting every exchange cost ~4% of a request's CPU.)
+   * its connection is closed. (Aborting every exchange cost ~4% of a request's CPU.) The abort
+   * waits for the end of this turn of the event loop: a stream given up once its usage is read
+   * is charged and closed in this turn, and its ~12 µs need not come first.
    */
   end(read: boolean): void {
     clearTimeout(this.timer);
     this.client?.removeEventListener("abort", this.onClientGone);
-    if (!read) this.controller.abort();
+    if (!read) setImmediate(abort, this.controller);
   }
 }
 
