@@ -101,5 +101,8 @@ test("the terminal event waits for the relay's [DONE] (the charge written), and 
   failing.emit(data({ error: { message: "The service is temporarily unavailable; this request will not be charged", type: "unavailable", code: "503" } }));
   const types = unwritten.events().map((e) => e.type);
   expect(types).not.toContain("response.completed");
-  expect(unwritten.events().at(-1)).toMatchObject({ type: "response.failed", response: { status: "failed", error: { code: "server_error" } } });
+  expect(unwritten.events().at(-1)).toMatchObject({
+    type: "response.failed",
+    response: { status: "failed", usage: null, error: { code: "server_error", message: "The service is temporarily unavailable; this request will not be charged" } },
+  });
 });
