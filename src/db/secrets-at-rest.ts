@@ -63,11 +63,12 @@ export async function secretsAtStart(db: Database, key: Uint8Array | null): Prom
 }
 
 /**
- * Leaves the values that were in clear nowhere in the database's files, as the account e-mails'
- * texts are (db/store/alerts.ts): SQLite zeroes what it frees (secure_delete) but its WAL keeps
- * the old pages until a checkpoint truncates it; Postgres keeps an updated row's old version in
- * its page, even after VACUUM, until VACUUM FULL rewrites the table. This runs once, on the first
- * start with a key over a database that had clear secrets; its lock is held for that rewrite only.
+ * Leaves the values that were in clear nowhere in the database's files: SQLite zeroes what it
+ * frees (secure_delete) but its WAL keeps the old pages until a checkpoint truncates it; Postgres
+ * keeps an updated row's old version in its page, even after VACUUM, until VACUUM FULL rewrites
+ * the table (which copies it along if a transaction older than the update is still open: another
+ * instance's, since this one does not serve yet). This runs once, on the first start with a key
+ * over a database that had clear secrets; its lock is held for that rewrite only.
  */
 async function eraseOldValues(db: Database): Promise<void> {
   await db.run(exec(db.dialect === "sqlite" ? "PRAGMA wal_checkpoint(TRUNCATE)" : "VACUUM FULL accounts, webhook_endpoints"));

@@ -134,8 +134,12 @@ describeEachDialect("low-balance alerts in the store", (dialect) => {
       await store.markAlertSent(claimed!.id, NOW + 1);
       expect(await db.run(rows("SELECT outbox_id FROM account_mail_texts WHERE outbox_id = ?", claimed!.id))).toEqual([]);
       expect((await outbox(account))[0]).toMatchObject({ sent_at: BigInt(NOW + 1) });
-      // Postgres rewrites the table, SQLite truncates its WAL: either runs on its own, outside any transaction.
+      // Postgres rewrites the table, SQLite truncates its WAL; an e-mail queued since and not yet sent keeps its text.
+      await db.transaction(queueAccountMail(account.id, account.email, { subject: "Verify your address", text: "https://x/verify?token=v3r1fy" }, NOW + 2));
       await store.eraseSentAccountMailTexts();
+      expect(await db.run(rows("SELECT body FROM account_mail_texts"))).toEqual([{ body: "https://x/verify?token=v3r1fy" }]);
+      const [next] = await store.claimDueAlerts({ now: NOW + 2, claimUntil: NOW + 1_000, limit: 10, channel: "mail" });
+      expect(next).toMatchObject({ subject: "Verify your address", text: "https://x/verify?token=v3r1fy" });
     });
 
     test("instances claiming at the same moment never get the same alert", async () => {

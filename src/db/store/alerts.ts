@@ -87,11 +87,8 @@ export const alertStore = (db: Database): AlertStore => ({
   eraseSentAccountMailTexts: async () => {
     // SQLite zeroed the deleted text in its page (secure_delete), but the WAL still holds the page
     // as it was until a checkpoint resets it: one that truncates it leaves the link nowhere on disk.
-    // Postgres leaves a deleted row in its page, even after VACUUM: VACUUM FULL copies the table's
-    // live rows (unsent mails: a few at most) into a new file and drops the old one. It cannot run
-    // in a transaction, so it is a statement of its own (as it must be through PgBouncer); its lock
-    // only delays queueing another account e-mail, and account e-mails are rare (sign-ups, resets).
-    await db.run(exec(db.dialect === "sqlite" ? "PRAGMA wal_checkpoint(TRUNCATE)" : "VACUUM FULL account_mail_texts"));
+    if (db.dialect === "sqlite") await db.run(exec("PRAGMA wal_checkpoint(TRUNCATE)"));
+    else await db.transaction(rewriteAccountMailTexts());
   },
   markAlertFailed: async (id, error, retryAt) => {
     await db.run(exec(
@@ -100,6 +97,22 @@ export const alertStore = (db: Database): AlertStore => ({
     ));
   },
 });
+
+/**
+ * Postgres leaves a deleted row in its page until the page is reused, even after VACUUM; VACUUM
+ * FULL copies along a row that a transaction older than its deletion might still see, and the
+ * gateway's own requests keep such transactions open. TRUNCATE gives the table (its index and
+ * TOAST) new files and drops the old ones whoever is still running, so the live rows (unsent
+ * e-mails: a few at most) are read and written back around it. The lock comes first, so that no
+ * e-mail is queued between the read and the TRUNCATE; it holds back queueing another account
+ * e-mail and the sender's claims for a few milliseconds, and no chat request touches the table.
+ */
+function* rewriteAccountMailTexts(): Work<void> {
+  yield* exec("LOCK TABLE account_mail_texts IN ACCESS EXCLUSIVE MODE");
+  const unsent = yield* rows("SELECT outbox_id, body FROM account_mail_texts");
+  yield* exec("TRUNCATE account_mail_texts");
+  for (const text of unsent) yield* exec("INSERT INTO account_mail_texts (outbox_id, body) VALUES (?, ?)", text.outbox_id, text.body);
+}
 
 /**
  * Marks a message sent. The subject stays as the record, and so does a webhook event's body; an
