@@ -67,6 +67,10 @@ describeEachDialect("an open checkout: continue or cancel", (dialect) => {
     const other = await signUpUser(gateway().url);
     expect(await cancel(other, sessionId)).toEqual({ status: 404, body: { error: "Purchase not found" } });
     expect(await cancel(other, "cs_test_unknown")).toEqual({ status: 404, body: { error: "Purchase not found" } });
+    // Ids no purchase can have, a NUL among them (which Postgres refuses as a parameter).
+    for (const id of ["%00", "cs_test_%00", "cs_%E2%80%AE%0A", "x".repeat(2_000)]) {
+      expect(await cancel(other, id)).toEqual({ status: 404, body: { error: "Purchase not found" } });
+    }
     expect(fake.sessions.get(sessionId)!.status).toBe("open");
   });
 

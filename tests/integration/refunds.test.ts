@@ -196,6 +196,9 @@ describeEachDialect("refunds and disputes", (dialect) => {
 
     test("404 for an unknown purchase; 403 for a customer; 401 without a session", async () => {
       expect((await operator.send("POST", "/admin/purchases/cs_test_nothing/refund", {})).status).toBe(404);
+      // A NUL in the id names no purchase (and Postgres would refuse it as a parameter).
+      const nul = await operator.send("POST", "/admin/purchases/cs_test_%00/refund", {});
+      expect({ status: nul.status, body: await readJson(nul) }).toEqual({ status: 404, body: { error: "No purchase cs_test_\u0000" } });
       const { buyer, sessionId } = await bought("builder");
       expect((await buyer.send("POST", `/admin/purchases/${sessionId}/refund`, {})).status).toBe(403);
       expect((await fetch(`${gateway().url}/admin/purchases/${sessionId}/refund`, { method: "POST" })).status).toBe(401);

@@ -76,6 +76,9 @@ export const checkoutStore = (db: Database): CheckoutStore & ReceiptStore => ({
     await db.run(query(build.delete(sessions).where(eq(sessions.id, holdId))));
   },
   getCheckout: async (id) => {
+    // The id may come from a URL path: one holding a NUL names no purchase, and Postgres refuses
+    // such a parameter with an error.
+    if (id.includes("\u0000")) return null;
     const [found] = await db.run(records(sessions, build.select().from(sessions).where(eq(sessions.id, id))));
     return found ? toCheckout(found) : null;
   },
