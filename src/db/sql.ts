@@ -49,3 +49,9 @@ export const big = (value: unknown): bigint => BigInt((value as bigint | string 
 export const intOrNull = (value: unknown): number | null => (value === null || value === undefined ? null : Number(value));
 export const bigOrNull = (value: unknown): bigint | null =>
   value === null || value === undefined ? null : BigInt(value as bigint | string | number);
+
+/**
+ * Whether `text` can be a parameter on every dialect: Postgres refuses text holding a NUL with
+ * an error. An id from a URL path that cannot names no row; the store answers none for it.
+ */
+export const storableText = (text: string): boolean => !text.includes("\u0000");

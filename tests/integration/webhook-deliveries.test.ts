@@ -94,7 +94,8 @@ describeEachDialect("webhook test events and redeliveries", (dialect) => {
   test("another account's event, or one that does not exist, is 404", async () => {
     const { id } = await readJson(await user.send("POST", "/settings/webhook/test"));
     const { user: other } = await withEndpoint();
-    for (const eventId of [id, "no-such-event", "x".repeat(500)]) {
+    // A NUL, which Postgres would refuse as a parameter.
+    for (const eventId of [id, "no-such-event", "x".repeat(500), "\u0000", `${id}\u0000`]) {
       const res = await redeliver(other, eventId);
       expect({ status: res.status, body: await readJson(res) }).toEqual({ status: 404, body: { error: NO_SUCH_EVENT } });
     }

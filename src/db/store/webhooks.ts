@@ -6,7 +6,7 @@ import { bodyEventId, deliveredBody, eventBody, type WebhookEventType } from "..
 import type { WebhookDelivery, WebhookStore } from "../../core/webhooks/store.ts";
 import type { Database } from "../database.ts";
 import { nanos, type Nanos } from "../../core/money.ts";
-import { big, exec, first, int, intOrNull, rows, type Row, type Work } from "../sql.ts";
+import { big, exec, first, int, intOrNull, rows, storableText, type Row, type Work } from "../sql.ts";
 
 /**
  * Queues `type` for the account's endpoint, if it has one; due at once. `id` is the event's
@@ -82,6 +82,7 @@ function toDelivery(r: Row): WebhookDelivery {
  * listed beside it. Copied from the original row, the one whose id is the event's.
  */
 function* redeliver(accountId: string, eventId: string, now: number): Work<WebhookDelivery | null> {
+  if (!storableText(eventId)) return null;
   const original = yield* first(
     `SELECT ${DELIVERY_COLUMNS} FROM alert_outbox WHERE id = ? AND account_id = ? AND kind = 'webhook'`, eventId, accountId,
   );

@@ -4,7 +4,7 @@ import { nanos } from "../../../core/money.ts";
 import type { Database } from "../../database.ts";
 import type { Dialect } from "../../migration-files.ts";
 import { checkoutSessions as sessions } from "../../schema/sqlite.ts";
-import { big, type Work } from "../../sql.ts";
+import { big, storableText, type Work } from "../../sql.ts";
 import { build, query, records } from "../../typed.ts";
 import { lockScope } from "../accounts/rate-limits.ts";
 
@@ -76,9 +76,7 @@ export const checkoutStore = (db: Database): CheckoutStore & ReceiptStore => ({
     await db.run(query(build.delete(sessions).where(eq(sessions.id, holdId))));
   },
   getCheckout: async (id) => {
-    // The id may come from a URL path: one holding a NUL names no purchase, and Postgres refuses
-    // such a parameter with an error.
-    if (id.includes("\u0000")) return null;
+    if (!storableText(id)) return null;
     const [found] = await db.run(records(sessions, build.select().from(sessions).where(eq(sessions.id, id))));
     return found ? toCheckout(found) : null;
   },
