@@ -73,6 +73,11 @@ export function pinUser(user: string, cores: string): boolean {
   return pids.length > 0;
 }
 
+/** Pins this process, threads included, to `cores` (a client measuring from the load generator's core). */
+export function pinSelf(cores: string): void {
+  if (hasTaskset) Bun.spawnSync(["taskset", "-a", "-cp", cores, String(process.pid)], { stdout: "ignore", stderr: "ignore" });
+}
+
 const CLOCK_TICKS_PER_SECOND = 100;
 
 /** CPU time the process has used so far (user + system), in microseconds. */

@@ -2,15 +2,19 @@
 // against the upstream itself, on SQLite and Postgres, streaming and not, at concurrency
 // 1, 16 and 64. Runs are interleaved and repeated; medians are reported in a table and in
 // bench/RESULTS.md, followed by a check that the ledger is exact after the load.
+// BENCH_DATABASES=sqlite|postgres measures one database; BENCH_SECONDS, BENCH_RUNS and
+// BENCH_ACCOUNTS change the length of a cell, the runs per cell and the accounts.
 import { writeFileSync } from "node:fs";
-import { cpus, totalmem } from "node:os";
+import { cpus, tmpdir, totalmem } from "node:os";
+import { join } from "node:path";
 import { checkLedger } from "./ledger-check.ts";
-import { ensureWrk, measure, median, pinUser, rssKiB, startServer, timeToFirstByte, wrk, type Sample, type Server } from "./processes.ts";
+import { pairedLone } from "./paired.ts";
+import { ensureWrk, measure, median, pinSelf, pinUser, rssKiB, startServer, timeToFirstByte, wrk, type Sample, type Server } from "./processes.ts";
 import { BINARY, chatBody, freshDatabase, pathOf, PG_SERVER, postgresReachable, prepareAccounts, turnTwoBodies, type Mode } from "./setup.ts";
 import { SLOW, slowStreams, type SlowResult } from "./slow-streams.ts";
 import type { SlowRelays } from "./targets.ts";
 import { targetLines } from "./targets.ts";
-import { collectTails, tailTable, tailTargets, TAIL_CONNECTIONS, type Tails } from "./tail.ts";
+import { collectTails, tailTable, tailTargets, TAIL_CONNECTIONS, type Paired, type Tails } from "./tail.ts";
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 3);
 const RUNS = Number(process.env.BENCH_RUNS ?? 3);
@@ -32,6 +36,10 @@ const DOOR_CELLS: { mode: Mode; against: Mode }[] = [
 ];
 const DOOR_CONNECTIONS = 64;
 const ACCOUNTS = Number(process.env.BENCH_ACCOUNTS ?? 100);
+// Postgres's target at 1 in flight holds the gateway to its floor program's p99. Runs of each
+// taken in turn move by milliseconds at the p99 on a shared host (the database shares the load
+// generator's core), so the two are also measured request by request (bench/paired.ts).
+const PAIRS = Number(process.env.BENCH_PAIRS ?? 3000);
 const RESULTS = new URL("./RESULTS.md", import.meta.url).pathname;
 // The server under test gets a core of its own; the load generator and the upstream share the other.
 const SERVER_CORE = cpus().length > 1 ? 1 : 0;
@@ -97,20 +105,36 @@ async function memoryGrowth(gatewayEnv: Record<string, string>, keysFile: string
   }
 }
 
+// BENCH_DATABASES=sqlite or =postgres measures that database alone (a quicker run for one
+// question); its report goes to a file of its own, so that RESULTS.md always holds a whole run.
+const ONLY = process.env.BENCH_DATABASES;
+if (ONLY !== undefined && ONLY !== "sqlite" && ONLY !== "postgres") throw new Error(`BENCH_DATABASES must be sqlite or postgres (got "${ONLY}")`);
+const REPORT = ONLY === undefined ? RESULTS : join(tmpdir(), `gateway-bench-RESULTS.${ONLY}.md`);
+
+async function dialectsToMeasure(): Promise<("sqlite" | "postgres")[]> {
+  if (ONLY === "sqlite") return ["sqlite"];
+  const reachable = await postgresReachable();
+  if (ONLY === "postgres") {
+    if (!reachable) throw new Error(`BENCH_DATABASES=postgres, but Postgres at ${PG_SERVER} is not reachable`);
+    return ["postgres"];
+  }
+  if (!reachable) log(`Postgres at ${PG_SERVER} is not reachable: measuring SQLite only`);
+  return reachable ? ["sqlite", "postgres"] : ["sqlite"];
+}
+
 const fmt = (n: number, digits = 0) => (Number.isFinite(n) ? n.toFixed(digits) : "n/a");
 
 async function main(): Promise<void> {
   await ensureWrk();
   const upstream = await startServer([process.execPath, new URL("./fake-upstream.ts", import.meta.url).pathname], {}, LOAD_CORE);
   const baseline = await startServer([process.execPath, new URL("./baseline-proxy.ts", import.meta.url).pathname], { UPSTREAM_URL: `${upstream.url}/v1` }, SERVER_CORE);
-  const onlySqlite = process.env.BENCH_DATABASES === "sqlite";
-  const dialects: ("sqlite" | "postgres")[] = ["sqlite", ...(!onlySqlite && (await postgresReachable()) ? (["postgres"] as const) : [])];
-  if (dialects.length === 1 && !onlySqlite) log(`Postgres at ${PG_SERVER} is not reachable: measuring SQLite only`);
+  const dialects = await dialectsToMeasure();
 
   const rows: string[] = [];
   const checks: string[] = [];
   const summary: Record<string, Record<string, number>> = {};
   const tails: Tails = new Map();
+  const paired: Paired = new Map();
   let memory: { after10k: number; after100k: number } | null = null;
   let slow: SlowResult | null = null;
   let slowLedger: { ok: boolean; detail: string } | null = null;
@@ -168,6 +192,22 @@ async function main(): Promise<void> {
           }
           for (const target of ["direct", "baseline", "gateway"] as Target[]) {
             ttfb.set(target, [...(ttfb.get(target) ?? []), await timeToFirstByte(targets[target].url, keys, chatBody("stream"), 200)]);
+          }
+        }
+        if (dialect === "postgres") {
+          pinSelf(String(LOAD_CORE));
+          try {
+            for (const mode of ["json", "stream"] as const) {
+              log(`[postgres] ${mode} at 1 in flight: the gateway and the floor program paired request by request, ${PAIRS} pairs…`);
+              const pairs = await pairedLone(
+                [{ name: "floor", url: floor.url, keys }, { name: "gateway", url: gateway.url, keys }],
+                { path: "/v1/chat/completions", body: chatBody(mode) },
+                PAIRS,
+              );
+              paired.set(`${dialect}|${mode}`, pairs.sides);
+            }
+          } finally {
+            pinSelf(`0-${cpus().length - 1}`);
           }
         }
       } finally {
@@ -259,7 +299,7 @@ async function main(): Promise<void> {
     "",
     ...tailTable(tails),
     "",
-    ...tailTargets(tails, dialects),
+    ...tailTargets(tails, dialects, paired),
     "",
     "## Checks",
     "",
@@ -275,8 +315,9 @@ async function main(): Promise<void> {
     "comparison with another revision (`make bench-ab REV=…`): [AB.md](AB.md).",
     "",
   ].join("\n");
-  writeFileSync(RESULTS, report);
+  writeFileSync(REPORT, report);
   console.log(report);
+  if (REPORT !== RESULTS) log(`BENCH_DATABASES=${ONLY}: the report is in ${REPORT}; bench/RESULTS.md keeps the last whole run`);
 }
 
 await main();

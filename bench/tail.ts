@@ -3,6 +3,7 @@
 // gateway, the bare relay (bench/baseline-proxy.ts) and the floor program (bench/ledger-relay.ts),
 // and the targets set against them. Nothing asserts the targets: a missed one is a finding,
 // explained with its measured floor in bench/PROFILE.md.
+import type { PairedLatency } from "./paired.ts";
 import { median, type Sample } from "./processes.ts";
 
 const SERVERS = ["baseline", "gateway", "floor"] as const;
@@ -14,6 +15,8 @@ const TAIL_MODES = ["json", "stream"] as const;
 interface Added { p50: number; p90: number; p99: number; cpu: number }
 /** Keyed `${dialect}|${mode}|${connections}|${server}`. */
 export type Tails = Map<string, Added>;
+/** The floor program and the gateway paired request by request at 1 in flight (bench/paired.ts), keyed `${dialect}|${mode}`. */
+export type Paired = Map<string, [PairedLatency, PairedLatency]>;
 
 /** Reads one dialect's samples (keyed `${mode}|${connections}|${target}`, direct included) into `tails`. */
 export function collectTails(tails: Tails, dialect: string, samples: Map<string, Sample[]>): void {
@@ -48,7 +51,7 @@ const verdict = (value: number, limit: number) => (Number.isFinite(value) && Num
  * one adds what the floor program (the store's durable writes and nothing else) measured in the
  * same cell, and whether that floor is itself past the target.
  */
-export function tailTargets(tails: Tails, dialects: string[]): string[] {
+export function tailTargets(tails: Tails, dialects: string[], paired: Paired = new Map()): string[] {
   const lines: string[] = [];
   const of = (dialect: string, mode: string, connections: number, server: TailServer) =>
     tails.get(`${dialect}|${mode}|${connections}|${server}`) ?? { p50: Number.NaN, p90: Number.NaN, p99: Number.NaN, cpu: Number.NaN };
@@ -73,6 +76,11 @@ export function tailTargets(tails: Tails, dialects: string[]): string[] {
       } else {
         // Held to the floor program itself: nothing to add.
         latency("1 in flight, added p99 ms", lone.p99, loneFloor.p99 + 2, `the floor program's ${fmt(loneFloor.p99, 3)} + 2`, Number.NaN);
+        const pair = paired.get(`${dialect}|${mode}`);
+        if (pair) {
+          const [floor, gateway] = pair;
+          lines.push(`  - paired with the floor program request by request (${gateway.ms.length} pairs, as this client sees them): gateway p99 ${fmt(gateway.p99, 3)} ms, floor ${fmt(floor.p99, 3)} ms (target ≤ ${fmt(floor.p99 + 2, 3)}) — ${verdict(gateway.p99, floor.p99 + 2)}; p50 ${fmt(gateway.p50, 3)} against ${fmt(floor.p50, 3)}`);
+        }
       }
       latency("64 in flight, added p99 ms", crowd.p99, 2 * crowdRelay.p99, `2 × the relay's ${fmt(crowdRelay.p99, 3)}`, crowdFloor.p99);
       const floorRatio = loneFloor.cpu / crowdFloor.cpu;

@@ -36,10 +36,12 @@ export function targetLines(
     `- ${what}: added p50 over direct at c=1 ${fmt(s(key).addedP50, 3)} ms (target ≤ ${limitMs} ms) — ${verdict(atMost(s(key).addedP50, limitMs))}`;
   const [gatewayChunk, relayChunk] = [perChunk(summary, "sqlite", "gatewayCpu"), perChunk(summary, "sqlite", "baselineCpu")];
   const lines = [
-    cpu("sqlite|json|64", 2.0, "SQLite, non-streaming, c=64"),
-    cpu("sqlite|stream|64", 2.5, "SQLite, streaming 20 chunks, c=64"),
-    `- SQLite, marginal CPU per chunk (20 and 200 chunks, c=64): ${fmt(gatewayChunk, 2)} µs against the relay's ${fmt(relayChunk, 2)} µs = ${fmt(gatewayChunk / relayChunk, 2)}× (target ≤ 1.3×) — ${verdict(atMost(gatewayChunk / relayChunk, 1.3))}`,
-    added("sqlite|json|1", 0.25, "SQLite, non-streaming"),
+    ...(dialects.includes("sqlite") ? [
+      cpu("sqlite|json|64", 2.0, "SQLite, non-streaming, c=64"),
+      cpu("sqlite|stream|64", 2.5, "SQLite, streaming 20 chunks, c=64"),
+      `- SQLite, marginal CPU per chunk (20 and 200 chunks, c=64): ${fmt(gatewayChunk, 2)} µs against the relay's ${fmt(relayChunk, 2)} µs = ${fmt(gatewayChunk / relayChunk, 2)}× (target ≤ 1.3×) — ${verdict(atMost(gatewayChunk / relayChunk, 1.3))}`,
+      added("sqlite|json|1", 0.25, "SQLite, non-streaming"),
+    ] : []),
     ...dialects.flatMap((dialect) => {
       const name = dialect === "sqlite" ? "SQLite" : "Postgres";
       const door = (mode: string, what: string, against: string, limit: number) => {
@@ -78,7 +80,7 @@ export function targetLines(
       `- Slow streams: ledger afterwards ${slow.ledger.ok ? "exact" : "MISMATCH"} (${slow.ledger.detail}) — ${verdict(slow.ledger.ok)}`,
     );
   }
-  lines.push(
+  if (dialects.includes("sqlite")) lines.push(
     memory
       ? `- RSS after 100,000 requests within 20% of RSS after 10,000 (medians of readings every 100 ms through 2 s of load past each mark): ${memory.after10k} KiB → ${memory.after100k} KiB (${fmt((memory.after100k / memory.after10k - 1) * 100, 1)}%) — ${verdict(memory.after100k <= memory.after10k * 1.2)}`
       : "- memory: not measured",
