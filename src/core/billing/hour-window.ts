@@ -51,3 +51,10 @@ export function secondsUntilFits(
 const DAY_MS = 24 * 60 * 60 * 1000;
 /** A member's daily cap counts the UTC day: its settled spend is one bucket, at the day's first minute. */
 export const dayMinuteOf = (time: number): number => minuteOf(time - (time % DAY_MS));
+
+/**
+ * Usage-window buckets before this minute are read by no limit and may be deleted: the rolling
+ * hour starts later, and so does a member's day bucket. An hour's margin keeps them for an
+ * instance whose clock is behind this one's.
+ */
+export const prunableBefore = (now: number): number => Math.min(windowStartMinute(now), dayMinuteOf(now)) - WINDOW_MINUTES;

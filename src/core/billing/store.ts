@@ -92,6 +92,12 @@ export interface BillingStore {
   renewLeases(reservationIds: string[], leaseExpiresAt: number): Promise<void>;
   /** Releases reservations whose lease has run out (their process died); returns how many. */
   sweepExpiredReservations(now: number): Promise<number>;
+  /**
+   * Deletes usage-window minutes before `beforeMinute`, walking the windows' scopes in order from
+   * the one after `after` (null: from the first), at most `scopes` scopes and `rows` rows. Returns
+   * where the next walk starts: a scope, or null once the last scope is done.
+   */
+  pruneUsageWindows(after: string | null, beforeMinute: number, limits: { scopes: number; rows: number }): Promise<string | null>;
   /** The account's money from every side, for checking that they agree. */
   auditAccount(accountId: string): Promise<AccountAudit | null>;
 }

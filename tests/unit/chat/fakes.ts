@@ -81,6 +81,9 @@ export class FakeBillingStore implements BillingStore {
   async sweepExpiredReservations(): Promise<number> {
     return 0;
   }
+  async pruneUsageWindows(): Promise<null> {
+    return null;
+  }
   async auditAccount(): Promise<null> {
     return null;
   }

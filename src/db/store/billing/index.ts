@@ -7,6 +7,7 @@ import { renewLeases, sweep } from "./leases.ts";
 import { recordRefusal, release } from "./release.ts";
 import { reserve } from "./reserve.ts";
 import { AlreadyCharged, settle } from "./settle.ts";
+import { pruneUsageWindows } from "./windows.ts";
 import { settleBatch } from "./settle-batch.ts";
 
 // At most 200 requests share a Postgres settlement statement, and at most four run at once,
@@ -31,6 +32,7 @@ export function billingStore(db: Database): BillingStore {
     recordRefusal: (input) => db.transaction(recordRefusal(input)),
     renewLeases: (ids, leaseExpiresAt) => renewLeases(db, ids, leaseExpiresAt),
     sweepExpiredReservations: (now) => sweep(db, now),
+    pruneUsageWindows: (after, beforeMinute, limits) => db.transaction(pruneUsageWindows(after, beforeMinute, limits)),
     auditAccount: (accountId) => db.run(auditAccount(accountId)),
   };
 }

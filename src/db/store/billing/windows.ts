@@ -26,6 +26,31 @@ export function* hourWindows(scopes: string[], now: number): Work<Map<string, Mi
   return windows;
 }
 
+/**
+ * One step of the walk that keeps `usage_windows` from growing for ever (the sweeper's): each
+ * scope's old minutes are a range of the primary key (scope, minute), so the walk seeks scope
+ * after scope and deletes that range, with no index on the minute alone (which every settlement
+ * would have to write). A scope with more old rows than the step has left is revisited.
+ */
+export function* pruneUsageWindows(after: string | null, beforeMinute: number, limits: { scopes: number; rows: number }): Work<string | null> {
+  let cursor = after;
+  let left = limits.rows;
+  for (let n = 0; n < limits.scopes && left > 0; n++) {
+    const next = cursor === null
+      ? yield* first("SELECT scope FROM usage_windows ORDER BY scope LIMIT 1")
+      : yield* first("SELECT scope FROM usage_windows WHERE scope > ? ORDER BY scope LIMIT 1", cursor);
+    if (!next) return null;
+    const scope = next.scope as string;
+    const old = yield* rows("SELECT minute FROM usage_windows WHERE scope = ? AND minute < ? ORDER BY minute LIMIT ?", scope, beforeMinute, left);
+    if (old.length > 0) {
+      yield* exec("DELETE FROM usage_windows WHERE scope = ? AND minute <= ?", scope, old[old.length - 1]!.minute);
+      left -= old.length;
+    }
+    if (left > 0) cursor = scope; // else the scope may have more: the next step starts with it again
+  }
+  return cursor;
+}
+
 function* addToWindows(entries: { scope: string; spend: Nanos; requests: number }[], minute: number): Work<void> {
   yield* exec(
     `INSERT INTO usage_windows (scope, minute, spend_nanos, requests) VALUES ${entries.map(() => "(?, ?, ?, ?)").join(", ")}
