@@ -89,9 +89,11 @@ function openSqlite(path: string, checkpoints: DatabaseOptions["checkpoints"]): 
   if (path !== ":memory:") mkdirSync(dirname(path), { recursive: true });
   const client = naming(path, () => new SqliteClient(path, { create: true, safeIntegers: true, strict: true }));
   // WAL lets the CLI and readers work beside a running server; the busy timeout makes a
-  // second process wait for the write lock instead of failing.
-  naming(path, () => client.exec("PRAGMA journal_mode = WAL"));
+  // second process wait for the write lock instead of failing. It comes first: turning a new
+  // file to WAL takes that lock too, and two processes opening it at once (two instances
+  // started together) would otherwise have one fail with "database is locked".
   client.exec("PRAGMA busy_timeout = 5000");
+  naming(path, () => client.exec("PRAGMA journal_mode = WAL"));
   // In WAL mode NORMAL syncs the WAL at checkpoints, not at each commit: a commit survives the
   // process crashing (its frames are in the file); a power loss can take back the commits since
   // the last checkpoint, at most one checkpointer interval under `serve` (docs/decisions.md).
